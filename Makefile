@@ -1,0 +1,36 @@
+# Two commands matter: `make run` (the catalogue against the reference, with
+# reports) and `make test` (the project's own test suite).  Both set up the
+# local virtualenv first when it is missing or older than pyproject.toml.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: run test lint typecheck bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/harness lint scenarios
+	$(BIN)/harness run scenarios --target reference --reports reports
+
+test: $(STAMP)
+	$(BIN)/ruff check harness providers_fake tests
+	$(BIN)/mypy
+	$(BIN)/pytest -n 2 --cov --cov-report=term:skip-covered
+
+lint: $(STAMP)
+	$(BIN)/ruff check harness providers_fake tests
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+bench: $(STAMP)
+	$(BIN)/harness bench scenarios
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,5 @@
+import sys
+
+from harness._cli import main
+
+sys.exit(main())

@@ -1,0 +1,82 @@
+"""
+The benchmark: what a scenario costs, and what a fake CLI costs to start.
+
+Prints figures rather than asserting them: in-process and subprocess
+scenarios per second over the agent-cli catalogue, the in-process cost per
+scenario, and the median start-up time of each fake CLI beside a bare
+``python -c pass`` from the same interpreter.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import providers_fake
+from harness import _loader, _targets
+from harness._execute import execute
+from harness._launch import EXECUTABLES, find_executable
+from harness._scenario import Scenario, Seam
+
+_STARTS = 40
+
+
+def _catalogue(path: str) -> list[Scenario]:
+    loaded = _loader.load([Path(path)])
+    return [s for s in loaded.scenarios if s.seam is Seam.AGENT_CLI]
+
+
+def _rate(scenarios: list[Scenario], target: str, repeat: int) -> tuple[float, float, int]:
+    runner = _targets.create(target)
+    best = float("inf")
+    failures = 0
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for scenario in scenarios:
+            failures += execute(scenario, runner).status != "passed"
+        best = min(best, time.perf_counter() - start)
+    return len(scenarios) / best, best / len(scenarios) * 1000, failures
+
+
+def _median_start(argv: list[str], env: dict[str, str] | None = None) -> float:
+    times = []
+    for _ in range(_STARTS):
+        start = time.perf_counter()
+        subprocess.run(argv, env=env, capture_output=True, timeout=30, check=False)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1000
+
+
+def startup() -> dict[str, float]:
+    """Median start-up in ms of bare Python and of each fake replaying one line."""
+    figures = {"python -c pass": _median_start([sys.executable, "-c", "pass"])}
+    with tempfile.TemporaryDirectory() as folder:
+        for cli, exe in EXECUTABLES.items():
+            script = Path(folder) / f"{cli}.json"
+            script.write_text(json.dumps({"cli": cli, "seed": "bench", "steps": []}))
+            env = {"PATH": "/usr/bin:/bin", providers_fake.SCRIPT_ENV: str(script)}
+            argv = {"codex": ["exec", "--json", "hi"]}.get(cli, ["-p", "--output-format", "json", "hi"])
+            figures[exe] = _median_start([find_executable(cli), *argv], env)
+    return figures
+
+
+def main(path: str, repeat: int) -> int:
+    scenarios = _catalogue(path)
+    print(f"agent-cli scenarios: {len(scenarios)} (best of {repeat} passes)")
+    rate, each, bad = _rate(scenarios, "reference-inproc", repeat)
+    print(f"in-process:  {rate:8.1f} scenarios/s  ({each:.2f} ms per scenario)")
+    rate, each, bad2 = _rate(scenarios, "reference", max(1, repeat // 3))
+    print(f"subprocess:  {rate:8.1f} scenarios/s  ({each:.2f} ms per scenario)")
+    figures = startup()
+    bare = figures["python -c pass"]
+    print(f"start-up medians over {_STARTS} runs:")
+    for name, ms in figures.items():
+        print(f"  {name:20} {ms:7.2f} ms  ({ms / bare:.2f}x bare python)")
+    if bad or bad2:
+        print(f"warning: {bad + bad2} case(s) did not pass during the benchmark")
+    return 0

@@ -1,0 +1,158 @@
+"""
+The ``harness`` command: lint, list, show, run and bench.
+
+Each subcommand is a thin shell over the core; ``run`` hands the catalogue to
+pytest (the engine) with the reports plugin switched on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from harness import _loader
+from harness._clauses import registry
+from harness.exceptions import HarnessError
+
+
+def _paths(given: Sequence[str]) -> list[Path]:
+    return [Path(p) for p in given] or [Path("scenarios")]
+
+
+def lint(args: argparse.Namespace) -> int:
+    loaded = _loader.load(_paths(args.paths))
+    for problem in loaded.problems:
+        print(problem)
+    if loaded.problems:
+        print(f"{len(loaded.problems)} problem(s)", file=sys.stderr)
+        return 2
+    print(f"{len(loaded.scenarios)} scenarios OK")
+    return 0
+
+
+def list_(args: argparse.Namespace) -> int:
+    loaded = _loader.load(_paths(args.paths))
+    for problem in loaded.problems:
+        print(problem, file=sys.stderr)
+    for s in loaded.scenarios:
+        if args.tag and not set(args.tag) & set(s.tags):
+            continue
+        print(f"{s.id:48} {s.seam.value:11} {','.join(s.clauses):24} {s.title}")
+    return 2 if loaded.problems else 0
+
+
+def show(args: argparse.Namespace) -> int:
+    loaded = _loader.load(_paths(args.paths))
+    found = [s for s in loaded.scenarios if s.id == args.id]
+    if not found:
+        print(f"no scenario with id {args.id!r}", file=sys.stderr)
+        return 2
+    s = found[0]
+    clauses = registry()
+    print(f"{s.id}: {s.title}")
+    print(f"file: {s.path}:{s.line}")
+    print(f"seam: {s.seam.value}   tags: {', '.join(s.tags) or '-'}")
+    if s.capture:
+        print(f"replays capture: {s.capture}")
+    print()
+    print(s.description)
+    print()
+    print("clauses:")
+    for clause in s.clauses:
+        print(f"  {clause}: {clauses[clause].summary}")
+    print()
+    print(f"request: driver={s.request.driver} mode={s.request.mode} "
+          f"on_invalid={s.request.on_invalid} approval={s.request.approval}")
+    if s.script is not None:
+        print("provider script:")
+        for step in s.script.steps:
+            print(f"  - {step.kind}" + ("" if step.arg is None else f": {step.arg.text}"))
+        if s.script.exit is not None:
+            print(f"  exit {s.script.exit}")
+        if s.script.signal:
+            print(f"  die by {s.script.signal}")
+    print("expect:")
+    for name, value in vars(s.expect).items():
+        if value not in (None, False, ()):
+            shown = value.text if hasattr(value, "text") else value
+            print(f"  {name}: {shown}")
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    import pytest
+
+    argv = ["--pyargs", "harness.testing", "-p", "no:cacheprovider", "-q", "-rfE"]
+    argv += ["--rootdir", str(Path.cwd())]
+    for path in _paths(args.paths):
+        argv += ["--harness-scenarios", str(path)]
+    for target in args.target:
+        argv += ["--harness-target", target]
+    if args.reports:
+        argv += ["--harness-reports", args.reports]
+    if args.k:
+        argv += ["-k", args.k]
+    if args.tag:
+        argv += ["-m", " or ".join(args.tag)]
+    if args.workers:
+        argv += ["-n", str(args.workers)]
+    argv += args.pytest_args
+    return int(pytest.main(argv))
+
+
+def bench(args: argparse.Namespace) -> int:
+    from harness import _bench
+
+    return _bench.main(args.scenarios, args.repeat)
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="harness", description=__doc__.splitlines()[1])
+    sub = top.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("lint", help="check scenario files; one line per problem, exit 2 if any")
+    p.add_argument("paths", nargs="*")
+    p.set_defaults(func=lint)
+
+    p = sub.add_parser("list", help="list scenarios")
+    p.add_argument("paths", nargs="*")
+    p.add_argument("--tag", action="append", default=[])
+    p.set_defaults(func=list_)
+
+    p = sub.add_parser("show", help="show one scenario, its clauses and what it documents")
+    p.add_argument("id")
+    p.add_argument("paths", nargs="*")
+    p.set_defaults(func=show)
+
+    p = sub.add_parser("run", help="run the catalogue through pytest and write the reports")
+    p.add_argument("paths", nargs="*")
+    p.add_argument("--target", action="append", default=[], help="target spec (repeatable)")
+    p.add_argument("-k", default=None, help="pytest -k expression over case ids")
+    p.add_argument("--tag", action="append", default=[], help="only scenarios with this tag")
+    p.add_argument("--reports", default="reports", help="folder for the reports ('' for none)")
+    p.add_argument("-n", "--workers", default=None, help="pytest-xdist workers")
+    p.add_argument("pytest_args", nargs=argparse.REMAINDER, help="after --: passed to pytest")
+    p.set_defaults(func=run)
+
+    p = sub.add_parser("bench", help="measure per-scenario cost and fake start-up time")
+    p.add_argument("scenarios", nargs="?", default="scenarios")
+    p.add_argument("--repeat", type=int, default=3)
+    p.set_defaults(func=bench)
+    return top
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    if getattr(args, "pytest_args", None) and args.pytest_args[0] == "--":
+        args.pytest_args = args.pytest_args[1:]
+    try:
+        return int(args.func(args))
+    except HarnessError as error:
+        print(f"harness: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

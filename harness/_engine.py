@@ -1,0 +1,127 @@
+"""
+The glue between the catalogue and pytest, kept out of the plugin module.
+
+pytest is the execution engine: scenarios × targets become one parametrized
+test with stable ids (``scenario-id@target``), tags become markers, and each
+case's result rides back to the controlling process in ``user_properties``
+(so it survives pytest-xdist) to be rendered into the reports at the end.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness import _loader, _report, _targets
+from harness._compare import Mismatch
+from harness._execute import CaseResult, execute
+from harness._outcome import Outcome
+from harness._scenario import Scenario
+from harness.exceptions import Problem
+
+RESULT_PROPERTY = "harness-result"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One parameter of the catalogue test: a scenario on a target, or a bad file."""
+
+    scenario: Scenario | None
+    target: str
+    problem: Problem | None = None
+
+    def run(self) -> CaseResult:
+        assert self.scenario is not None
+        return execute(self.scenario, _targets.create(self.target))
+
+
+def result_to_json(result: CaseResult) -> str:
+    return json.dumps(
+        {
+            "scenario": result.scenario,
+            "target": result.target,
+            "status": result.status,
+            "reason": result.reason,
+            "mismatches": [[m.field, m.expected, m.actual] for m in result.mismatches],
+            "outcome": None if result.outcome is None else result.outcome.to_json(),
+        }
+    )
+
+
+def result_from_json(text: str) -> CaseResult:
+    data: dict[str, Any] = json.loads(text)
+    outcome = data["outcome"]
+    return CaseResult(
+        scenario=data["scenario"],
+        target=data["target"],
+        status=data["status"],
+        outcome=None if outcome is None else Outcome.from_json(outcome),
+        mismatches=tuple(Mismatch(*m) for m in data["mismatches"]),
+        reason=data["reason"],
+    )
+
+
+@dataclass
+class Session:
+    """Per-pytest-session state: the catalogue once, results as they arrive."""
+
+    paths: tuple[Path, ...]
+    targets: tuple[str, ...]
+    root: Path
+    reports: Path | None
+    loaded: _loader.Loaded | None = None
+    results: list[CaseResult] = field(default_factory=list)
+
+    def catalogue(self) -> _loader.Loaded:
+        if self.loaded is None:
+            self.loaded = _loader.load(self.paths)
+        return self.loaded
+
+    def params(self, config: pytest.Config) -> list[Any]:
+        loaded = self.catalogue()
+        tags = sorted({tag for s in loaded.scenarios for tag in s.tags})
+        for tag in tags:
+            config.addinivalue_line("markers", f"{tag}: scenarios tagged {tag}")
+        for target in self.targets:
+            _targets.create(target)
+        params = [
+            pytest.param(
+                Case(None, "", problem),
+                id=f"invalid:{Path(problem.file).name}:{problem.line}",
+            )
+            for problem in loaded.problems
+        ]
+        for scenario in loaded.scenarios:
+            marks = [getattr(pytest.mark, tag) for tag in scenario.tags]
+            params += [
+                pytest.param(Case(scenario, target), id=f"{scenario.id}@{target}", marks=marks)
+                for target in self.targets
+            ]
+        return params
+
+    def record(self, report: pytest.TestReport) -> None:
+        for name, value in report.user_properties:
+            if name == RESULT_PROPERTY:
+                self.results.append(result_from_json(str(value)))
+
+    def finish(self) -> list[Path]:
+        if self.reports is None:
+            return []
+        loaded = self.catalogue()
+        built = _report.Report.build(loaded.scenarios, self.results, loaded.problems, self.root)
+        return _report.write(built, self.reports)
+
+
+def verdict(result: CaseResult) -> None:
+    """Turn a case result into the pytest outcome of the test."""
+    if result.status == "skipped":
+        pytest.skip(result.reason or "skipped")
+    if result.status == "errored":
+        pytest.fail(f"errored: {result.reason}", pytrace=False)
+    if result.status == "failed":
+        diff = "\n".join(m.render() for m in result.mismatches)
+        pytest.fail(f"{result.case_id} does not meet its expectation\n{diff}", pytrace=False)

@@ -1,0 +1,297 @@
+"""
+Reports: the conformance matrix, failures, coverage, catalogue, JSON, JUnit.
+
+Every writer is a pure function of the scenarios, results and problems, with
+no clocks, durations or machine paths, so two runs of the same catalogue give
+byte-identical files.  `Report` is the one value they all render.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from xml.sax.saxutils import escape, quoteattr
+
+from harness._clauses import families, registry
+from harness._execute import STATUSES, CaseResult
+from harness._scenario import Scenario
+from harness.exceptions import Problem
+
+#: Bumped whenever the JSON report changes shape.
+REPORT_VERSION = 1
+
+_REQUIRED_FAMILIES = ("SCH", "NEG", "PV", "CDX", "CLA", "DEC", "POL", "CUR", "CBY")
+_SYMBOL = {"passed": "pass", "failed": "FAIL", "errored": "ERROR", "skipped": "skip"}
+
+
+@dataclass(frozen=True)
+class Report:
+    """Everything one run produced, in a deterministic order."""
+
+    scenarios: tuple[Scenario, ...]
+    results: tuple[CaseResult, ...]
+    problems: tuple[Problem, ...]
+    root: Path
+
+    @classmethod
+    def build(
+        cls,
+        scenarios: Iterable[Scenario],
+        results: Iterable[CaseResult],
+        problems: Iterable[Problem],
+        root: Path,
+    ) -> Report:
+        return cls(
+            tuple(sorted(scenarios, key=lambda s: s.id)),
+            tuple(sorted(results, key=lambda r: (r.scenario, r.target))),
+            tuple(sorted(problems, key=lambda p: (p.file, p.line, p.column))),
+            root,
+        )
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        return tuple(sorted({r.target for r in self.results}))
+
+    def summary(self) -> dict[str, dict[str, int]]:
+        out: dict[str, dict[str, int]] = {}
+        for target in self.targets:
+            counts = Counter(r.status for r in self.results if r.target == target)
+            out[target] = {status: counts.get(status, 0) for status in STATUSES}
+        return out
+
+    def relative(self, path: Path) -> str:
+        try:
+            return path.resolve().relative_to(self.root.resolve()).as_posix()
+        except ValueError:
+            return path.name
+
+    def coverage(self) -> list[dict[str, Any]]:
+        by_clause: dict[str, list[str]] = {}
+        for scenario in self.scenarios:
+            for clause in scenario.clauses:
+                by_clause.setdefault(clause, []).append(scenario.id)
+        rows = []
+        for clause in registry().values():
+            ids = by_clause.get(clause.id, [])
+            passing = [
+                r.scenario for r in self.results if r.scenario in ids and r.status == "passed"
+            ]
+            rows.append(
+                {
+                    "clause": clause.id,
+                    "family": clause.family,
+                    "seam": clause.seam,
+                    "summary": clause.summary,
+                    "scenarios": ids,
+                    "passing_scenarios": sorted(set(passing)),
+                    "status": "covered" if ids else "not yet covered",
+                }
+            )
+        return rows
+
+    def uncovered_required(self) -> list[str]:
+        """Clauses of the foundation families that no scenario exercises."""
+        return [
+            row["clause"]
+            for row in self.coverage()
+            if row["family"] in _REQUIRED_FAMILIES
+            and row["seam"] == "agent-cli"
+            and not row["scenarios"]
+        ]
+
+
+def _case_json(result: CaseResult) -> dict[str, Any]:
+    return {
+        "scenario": result.scenario,
+        "target": result.target,
+        "status": result.status,
+        "reason": result.reason,
+        "mismatches": [
+            {"field": m.field, "expected": m.expected, "actual": m.actual}
+            for m in result.mismatches
+        ],
+        "outcome": None if result.outcome is None else result.outcome.to_json(),
+    }
+
+
+def to_json(report: Report) -> str:
+    document = {
+        "version": REPORT_VERSION,
+        "targets": list(report.targets),
+        "summary": report.summary(),
+        "problems": [str(p) for p in report.problems],
+        "cases": [_case_json(r) for r in report.results],
+        "coverage": report.coverage(),
+    }
+    return json.dumps(document, ensure_ascii=False, sort_keys=True, indent=2) + "\n"
+
+
+def _anchor(result: CaseResult) -> str:
+    return f"{result.scenario}-{result.target}".replace(":", "-").replace("/", "-").lower()
+
+
+def matrix(report: Report) -> str:
+    targets = report.targets
+    lines = ["# Conformance matrix", ""]
+    lines += ["| target | passed | failed | errored | skipped |", "|---|---|---|---|---|"]
+    for target, counts in report.summary().items():
+        lines.append(f"| {target} | " + " | ".join(str(counts[s]) for s in STATUSES) + " |")
+    if report.problems:
+        lines += ["", "## Scenario files rejected", ""]
+        lines += [f"- `{p}`" for p in report.problems]
+    lines += ["", "## Scenarios", ""]
+    lines.append("| scenario | clauses | " + " | ".join(targets) + " |")
+    lines.append("|---|---|" + "---|" * len(targets))
+    cells = {(r.scenario, r.target): r for r in report.results}
+    for scenario in report.scenarios:
+        row = [f"[{scenario.id}](catalogue.md#{scenario.id})", ", ".join(scenario.clauses)]
+        for target in targets:
+            result = cells.get((scenario.id, target))
+            if result is None:
+                row.append("")
+            elif result.status in {"failed", "errored"}:
+                row.append(f"[{_SYMBOL[result.status]}](failures.md#{_anchor(result)})")
+            else:
+                row.append(_SYMBOL[result.status])
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def failures(report: Report) -> str:
+    lines = ["# Failures", ""]
+    bad = [r for r in report.results if r.status in {"failed", "errored"}]
+    if not bad:
+        lines.append("No case failed or errored.")
+    for result in bad:
+        lines += [f'<a id="{_anchor(result)}"></a>', f"## {result.case_id}: {result.status}", ""]
+        if result.reason:
+            lines += [f"Reason: {result.reason}", ""]
+        if result.mismatches:
+            lines.append("```diff")
+            for m in result.mismatches:
+                lines.append(f"@@ {m.field} @@")
+                lines += [f"- {part}" for part in m.expected.splitlines()]
+                lines += [f"+ {part}" for part in m.actual.splitlines()]
+            lines += ["```", ""]
+    return "\n".join(lines) + "\n"
+
+
+def coverage(report: Report) -> str:
+    lines = ["# Clause coverage", ""]
+    rows = report.coverage()
+    covered = sum(1 for r in rows if r["scenarios"])
+    lines += [f"{covered} of {len(rows)} clauses have at least one scenario.", ""]
+    titles = families()
+    for family, title in titles.items():
+        lines += [f"## {family}: {title}", "", "| clause | seam | scenarios | status |", "|---|---|---|---|"]
+        for row in rows:
+            if row["family"] != family:
+                continue
+            ids = ", ".join(f"[{i}](catalogue.md#{i})" for i in row["scenarios"]) or "—"
+            status = row["status"]
+            if row["scenarios"]:
+                status += f" ({len(row['passing_scenarios'])} passing)"
+            lines.append(f"| {row['clause']} | {row['seam']} | {ids} | {status} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _expected(scenario: Scenario) -> list[str]:
+    e = scenario.expect
+    out = []
+    if e.status or e.error:
+        verdict = e.error or e.status or ""
+        if e.cause:
+            verdict += f" ({e.cause})"
+        out.append(f"outcome: `{verdict}`")
+    if e.value is not None:
+        out.append(f"value: `{e.value.text}`")
+    if e.no_value:
+        out.append("no decoded value")
+    if e.mechanism is not None:
+        out.append(f"mechanism: `{e.mechanism.value}`")
+    if e.launches is not None:
+        out.append(f"provider launches: {e.launches}")
+    for d in e.diagnostics or e.diagnostics_contain:
+        out.append(f"diagnostic at `{d.path or '/'}`: {d.message or d.message_contains or ''}".rstrip(": "))
+    if e.provider is not None:
+        if e.provider.output_format:
+            out.append(f"provider output format: `{e.provider.output_format}`")
+        out += [f"prompt contains: `{p}`" for p in e.provider.prompt_contains]
+    return out
+
+
+def catalogue(report: Report) -> str:
+    lines = ["# Edge-case catalogue", ""]
+    lines.append(
+        "One section per scenario, grouped by seam and provider: what the edge case is, "
+        "why it matters, the clauses it exercises and the behaviour a conforming "
+        "implementation shows."
+    )
+    groups: dict[str, list[Scenario]] = {}
+    for scenario in report.scenarios:
+        group = report.relative(scenario.path.parent)
+        groups.setdefault(group, []).append(scenario)
+    for group in sorted(groups):
+        lines += ["", f"## {group}"]
+        for s in groups[group]:
+            lines += ["", f'<a id="{s.id}"></a>', f"### {s.title}", ""]
+            lines.append(f"`{s.id}` · {report.relative(s.path)} · clauses {', '.join(s.clauses)}")
+            if s.capture:
+                lines.append(f"· replays the real capture `{s.capture}`")
+            lines += ["", s.description, ""]
+            lines += [f"- {item}" for item in _expected(s)]
+            for kind, override in s.by_target:
+                lines.append(f"- on `{kind}` targets the expectation differs: "
+                             f"`{override.error or override.status}`")
+    return "\n".join(lines) + "\n"
+
+
+def junit(report: Report) -> str:
+    lines = ['<?xml version="1.0" encoding="utf-8"?>', "<testsuites>"]
+    for target in report.targets:
+        cases = [r for r in report.results if r.target == target]
+        counts = Counter(r.status for r in cases)
+        lines.append(
+            f"  <testsuite name={quoteattr(target)} tests=\"{len(cases)}\" "
+            f"failures=\"{counts['failed']}\" errors=\"{counts['errored']}\" "
+            f"skipped=\"{counts['skipped']}\">"
+        )
+        for r in cases:
+            lines.append(f"    <testcase classname={quoteattr(target)} name={quoteattr(r.scenario)}>")
+            body = "\n".join(m.render() for m in r.mismatches)
+            if r.status == "failed":
+                lines.append(f"      <failure message=\"outcome differs\">{escape(body)}</failure>")
+            elif r.status == "errored":
+                lines.append(f"      <error message={quoteattr(r.reason or '')}/>")
+            elif r.status == "skipped":
+                lines.append(f"      <skipped message={quoteattr(r.reason or '')}/>")
+            lines.append("    </testcase>")
+        lines.append("  </testsuite>")
+    lines.append("</testsuites>")
+    return "\n".join(lines) + "\n"
+
+
+WRITERS = {
+    "matrix.md": matrix,
+    "failures.md": failures,
+    "coverage.md": coverage,
+    "catalogue.md": catalogue,
+    "report.json": to_json,
+    "junit.xml": junit,
+}
+
+
+def write(report: Report, folder: Path) -> list[Path]:
+    """Write every report into ``folder``; return the paths written."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, writer in WRITERS.items():
+        path = folder / name
+        path.write_text(writer(report), encoding="utf-8")
+        written.append(path)
+    return written

@@ -1,0 +1,67 @@
+"""
+Errors that stop the harness itself.
+
+Non-conformance is never an exception here: a failing, errored or skipped case
+is a value in a report.  These exceptions are for the few situations in which
+the harness cannot go on at all, and each one carries the fields a user needs
+to act on it without reading a traceback.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Problem:
+    """
+    One thing wrong with one scenario file, pinned to where it is.
+
+    Rendered as ``file:line:col: field: message`` so editors can jump to it.
+    """
+
+    file: str
+    line: int
+    column: int
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        field = self.field or "<document>"
+        return f"{self.file}:{self.line}:{self.column}: {field}: {self.message}"
+
+
+class HarnessError(Exception):
+    """Base class: the harness cannot continue."""
+
+
+@dataclass(frozen=True)
+class InvalidScenarios(HarnessError):
+    """Scenario files were rejected; the problems say where and why."""
+
+    problems: tuple[Problem, ...]
+
+    def __str__(self) -> str:
+        return "\n".join(str(each) for each in self.problems)
+
+
+@dataclass(frozen=True)
+class NoSuchTarget(HarnessError):
+    """A ``--target`` named a kind that no registered target provides."""
+
+    name: str
+    known: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return f"unknown target {self.name!r} (known: {', '.join(self.known)})"
+
+
+@dataclass(frozen=True)
+class MissingExecutable(HarnessError):
+    """A fake provider executable is not installed where the harness looks."""
+
+    name: str
+    searched: str
+
+    def __str__(self) -> str:
+        return f"cannot find executable {self.name!r} (searched {self.searched})"

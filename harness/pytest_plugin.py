@@ -1,0 +1,63 @@
+"""
+The pytest plugin: options, markers and hooks, each delegating to `_engine`.
+
+It activates only when a test asks for the ``harness_case`` parameter (see
+`harness.testing`), so installing the package does not change other suites.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness import _engine
+
+_SESSION = pytest.StashKey[_engine.Session]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("harness", "structured-output conformance harness")
+    group.addoption("--harness-scenarios", action="append", default=[], metavar="PATH",
+                    help="scenario files or folders (default: ./scenarios)")
+    group.addoption("--harness-target", action="append", default=[], metavar="SPEC",
+                    help="target to run the catalogue against (repeatable; default: reference)")
+    group.addoption("--harness-reports", default=None, metavar="DIR",
+                    help="write the reports into DIR at the end of the session")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    base = config.invocation_params.dir
+    paths = config.getoption("harness_scenarios") or ["scenarios"]
+    reports = config.getoption("harness_reports")
+    config.stash[_SESSION] = _engine.Session(
+        paths=tuple(base / p for p in paths),
+        targets=tuple(config.getoption("harness_target") or _engine._targets.DEFAULT_TARGETS),
+        root=base,
+        reports=None if reports is None else base / reports,
+    )
+    config.pluginmanager.register(_Results(config.stash[_SESSION]), "harness-results")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "harness_case" in metafunc.fixturenames:
+        metafunc.parametrize("harness_case", metafunc.config.stash[_SESSION].params(metafunc.config))
+
+
+class _Results:
+    """Collects case results as reports arrive and writes the reports at the end."""
+
+    def __init__(self, session: _engine.Session) -> None:
+        self.session = session
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when == "call":
+            self.session.record(report)
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if hasattr(session.config, "workerinput"):
+            return
+        written = self.session.finish()
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if written and reporter is not None:
+            reporter.write_line(f"reports written to {Path(written[0]).parent}")
