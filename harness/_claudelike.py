@@ -47,12 +47,14 @@ class _ResultDriver:
     native_schema: ClassVar[bool] = True
     strict_success: ClassVar[bool] = False
     extra_flags: ClassVar[tuple[str, ...]] = ()
+    #: Claude Code refuses stream-json without --verbose; Cursor has no such flag.
+    stream_flags: ClassVar[tuple[str, ...]] = ("--verbose",)
 
     def argv(self, exe: str, plan: Plan, schema: Schema | None, prompt: str, work: Path) -> list[str]:
         fmt = "stream-json" if plan.transport == "rich" else "json"
         argv = [exe, "-p", "--output-format", fmt]
         if fmt == "stream-json":
-            argv.append("--verbose")
+            argv += self.stream_flags
         if schema is not None and plan.mechanism == "native":
             argv += ["--json-schema", schema.text]
         return [*argv, *self.extra_flags, prompt]
@@ -146,3 +148,4 @@ class Cursor(_ResultDriver):
 
     name: ClassVar[str] = "cursor"
     native_schema: ClassVar[bool] = False
+    stream_flags: ClassVar[tuple[str, ...]] = ()

@@ -124,4 +124,9 @@ def verdict(result: CaseResult) -> None:
         pytest.fail(f"errored: {result.reason}", pytrace=False)
     if result.status == "failed":
         diff = "\n".join(m.render() for m in result.mismatches)
-        pytest.fail(f"{result.case_id} does not meet its expectation\n{diff}", pytrace=False)
+        got = result.outcome
+        summary = "" if got is None else (
+            f"\noutcome: {got.status} {got.error or ''} {got.cause or ''} {got.message or ''}"
+        )
+        pytest.fail(f"{result.case_id} does not meet its expectation\n{diff}{summary}",
+                    pytrace=False)

@@ -103,10 +103,26 @@ def _merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, An
     return merged
 
 
+def _merge_case(base: Mapping[str, Any], case: Mapping[str, Any]) -> dict[str, Any]:
+    """A family case over the shared fields; its own schema source replaces the family's."""
+    merged = _merge(base, case)
+    own = case.get("request")
+    if isinstance(own, Mapping) and isinstance(merged.get("request"), dict):
+        documents = [k for k in _SCHEMA_SOURCES if k != "schema_type"]
+        if any(k in own for k in documents):
+            for key in documents:
+                if key not in own:
+                    merged["request"].pop(key, None)
+    return merged
+
+
 def _schema_problem(error: ValidationError) -> tuple[tuple[str | int, ...], str]:
     """Turn a validator error into (path of the offending field, message)."""
     if error.context:
-        error = best_match(error.context)
+        # A type mismatch against the branch the author clearly did not mean is
+        # the least useful explanation; prefer what went wrong inside the other.
+        telling = [e for e in error.context if e.validator != "type"] or list(error.context)
+        error = best_match(telling)
     path = tuple(error.absolute_path)
     if error.validator == "additionalProperties":
         allowed = set(error.schema.get("properties", {}))
@@ -162,7 +178,7 @@ class _FileLoader:
         base = {k: v for k, v in document.items() if k not in {"family", "cases"}}
         out: list[Scenario] = []
         for index, case in enumerate(document["cases"]):
-            out.extend(self._one(_merge(base, case), _Positions(located, ("cases", index))))
+            out.extend(self._one(_merge_case(base, case), _Positions(located, ("cases", index))))
         return out
 
     def _one(self, doc: dict[str, Any], where: _Positions) -> list[Scenario]:

@@ -18,6 +18,8 @@ import yaml
 #: A path into a document: mapping keys and sequence indexes.
 Path = tuple[str | int, ...]
 
+_PLAIN_TAGS = frozenset({"tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"})
+
 #: More nodes than this is not a scenario but an attack (alias bombs).
 _MAX_NODES = 200_000
 
@@ -64,6 +66,9 @@ class _Builder:
             line, column = _mark(node)
             raise YAMLProblem(line, column, path, "document is too large")
         self.marks.setdefault(path, _mark(node))
+        if isinstance(node, yaml.CollectionNode) and node.tag not in _PLAIN_TAGS:
+            line, column = _mark(node)
+            raise YAMLProblem(line, column, path, f"tag {node.tag!r} is not allowed")
         if isinstance(node, yaml.MappingNode):
             return self._mapping(node, path)
         if isinstance(node, yaml.SequenceNode):

@@ -1,0 +1,79 @@
+"""
+Every real Codex and Claude capture has a scenario, and its fake output matches.
+
+For a scenario marked ``capture: NAME`` the fake is replayed with the argv the
+reference pipeline would use, and its stdout is compared with what the real
+CLI printed (event types, key order, constant values; ids and timings are
+volatile).  Captures of argument guards have no stdout: the fake gets the bad
+``--json-schema`` directly and must print the same stderr and exit status.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import providers_fake
+from harness import _loader
+from harness._drivers import get as driver_for
+from harness._intake import SchemaRejected, intake
+from harness._negotiate import BUILTIN, negotiate
+from harness._pipeline import build_option
+from harness._scenario import Scenario
+from tests.capture_compare import compare_to_capture
+
+CAPTURES = Path(__file__).resolve().parents[2] / "shared" / "captures"
+
+
+def _captures() -> list[str]:
+    if not CAPTURES.is_dir():
+        pytest.fail(f"{CAPTURES} is missing: the fakes cannot be checked against the real CLIs")
+    names = sorted(p.name.removesuffix(".meta.json") for p in CAPTURES.glob("*.meta.json"))
+    return [n for n in names if n.startswith(("claude-", "codex-"))]
+
+
+def test_every_capture_has_a_scenario(catalogue: _loader.Loaded) -> None:
+    covered = {s.capture for s in catalogue.scenarios if s.capture}
+    assert set(_captures()) - covered == set()
+    assert covered - set(_captures()) == set()
+
+
+def _replay(scenario: Scenario, tmp_path: Path) -> providers_fake.Replay:
+    assert scenario.script is not None
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps(scenario.script.to_json(scenario.id)))
+    env = {providers_fake.SCRIPT_ENV: str(script)}
+    request = scenario.request
+    option = build_option(request)
+    try:
+        schema = intake(option) if option is not None else None
+    except SchemaRejected:
+        # The adaptor refuses this schema itself; show the CLI would have refused it too.
+        raw = (request.schema or b"").decode()
+        argv = ["-p", "--output-format", "json", "--json-schema", raw, request.prompt]
+        return providers_fake.replay(request.driver, argv, env)
+    plan = negotiate(BUILTIN[request.driver], wants_schema=schema is not None,
+                     mode=request.mode, approval=request.approval)
+    argv = driver_for(request.driver).argv("fake", plan, schema, request.prompt, tmp_path)
+    return providers_fake.replay(request.driver, argv[1:], env)
+
+
+def _capture_cases() -> list[str]:
+    return _captures() if CAPTURES.is_dir() else ["<captures missing>"]
+
+
+@pytest.mark.parametrize("name", _capture_cases())
+def test_fake_matches_capture(name: str, catalogue: _loader.Loaded, tmp_path: Path) -> None:
+    if name == "<captures missing>":
+        pytest.fail(f"{CAPTURES} is missing")
+    [scenario] = [s for s in catalogue.scenarios if s.capture == name]
+    meta = json.loads((CAPTURES / f"{name}.meta.json").read_text())
+    replay = _replay(scenario, tmp_path)
+    stdout = b"".join(c[1] for c in replay.chunks if c[0] == "stdout")
+    stderr = b"".join(c[1] for c in replay.chunks if c[0] == "stderr")
+    assert replay.exit_code == meta["exit_code"]
+    assert stderr.decode() == meta["stderr"]
+    expected = (CAPTURES / f"{name}.stdout").read_bytes()
+    assert compare_to_capture(stdout, expected) == []

@@ -1,0 +1,36 @@
+"""
+The in-process replay and real subprocesses give identical outcomes.
+
+The in-process path exists for speed; it is only allowed to exist because
+this test runs the whole agent-cli catalogue both ways and compares every
+field of every outcome, launch records included.
+"""
+
+from __future__ import annotations
+
+from harness import _loader, _targets
+from harness._execute import execute
+from harness._scenario import Seam
+
+
+def test_whole_catalogue_identical(catalogue: _loader.Loaded) -> None:
+    inproc = _targets.create("reference-inproc")
+    real = _targets.create("reference")
+    scenarios = [s for s in catalogue.scenarios if s.seam is Seam.AGENT_CLI]
+    assert len(scenarios) >= 60
+    differing = []
+    for scenario in scenarios:
+        a = execute(scenario, inproc)
+        b = execute(scenario, real)
+        if (a.status, a.outcome, a.mismatches) != (b.status, b.outcome, b.mismatches):
+            differing.append((scenario.id, a.outcome, b.outcome))
+    assert differing == []
+
+
+def test_some_scenarios_really_exercise_processes(catalogue: _loader.Loaded) -> None:
+    """Signals, hangs and exit codes are in the catalogue, so the comparison means something."""
+    causes = set()
+    for scenario in catalogue.scenarios:
+        if scenario.expect.cause:
+            causes.add(scenario.expect.cause)
+    assert {"signal", "timeout", "nonzero_exit", "malformed_protocol"} <= causes

@@ -1,0 +1,162 @@
+"""
+Broken scenario files: each gives exactly one clear line and exit status 2.
+
+The table is the specification: every row is one kind of mistake a scenario
+author makes, with the line and field the message must point at.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from harness._cli import main
+
+GOOD = """\
+id: a-good-scenario
+title: A good scenario
+description: Used as the base that each broken case changes in one place.
+clauses: [CDX-01]
+tags: [codex]
+seam: agent-cli
+request:
+  driver: codex
+  schema: {type: object}
+provider:
+  steps: [thread.started, turn.started, {agent_message: '{}'}, turn.completed]
+expect:
+  status: ok
+"""
+
+
+def _broken(old: str, new: str) -> str:
+    assert old in GOOD, old
+    return GOOD.replace(old, new, 1)
+
+
+CASES = [
+    # (name, document, line, field, message fragment)
+    ("yaml-syntax", _broken("title: A good scenario", "title: [unclosed"), 3, "<document>",
+     "invalid YAML"),
+    ("duplicate-key", _broken("tags: [codex]", "tags: [codex]\ntags: [again]"), 6, "tags",
+     "duplicate key 'tags'"),
+    ("unsafe-tag", _broken("title: A good scenario", "title: !!python/object/apply:os.system [ls]"),
+     2, "title", "is not allowed"),
+    ("not-a-mapping", "- just\n- a list\n", 1, "<document>", "must be a mapping"),
+    ("empty-file", "", 1, "<document>", "must be a mapping"),
+    ("missing-title", _broken("title: A good scenario\n", ""), 1, "title",
+     "required field is missing"),
+    ("unknown-field", _broken("tags: [codex]", "tags: [codex]\ndescripton: typo"), 6,
+     "descripton", "unknown field 'descripton'"),
+    ("wrong-type", _broken("clauses: [CDX-01]", "clauses: CDX-01"), 4, "clauses",
+     "is not of type 'array'"),
+    ("bad-id", _broken("id: a-good-scenario", "id: Not A Good Id"), 1, "id", "does not match"),
+    ("unknown-clause", _broken("clauses: [CDX-01]", "clauses: [CDX-01, CDX-99]"), 4,
+     "clauses[1]", "unknown clause 'CDX-99'"),
+    ("unknown-seam", _broken("seam: agent-cli", "seam: agent_cli"), 6, "seam",
+     "is not one of"),
+    ("unknown-driver", _broken("driver: codex", "driver: gemini"), 8, "request.driver",
+     "is not one of"),
+    ("unknown-event", _broken("thread.started, turn.started", "thread.started, turn.begun"), 11,
+     "provider.steps[1]", "unknown codex event 'turn.begun'"),
+    ("step-two-keys", _broken("{agent_message: '{}'}", "{raw: x, stderr: y}"), 11,
+     "provider.steps[2]", "has too many properties"),
+    ("negative-sleep", _broken("{agent_message: '{}'}", "{sleep: -1}"), 11,
+     "provider.steps[2].sleep", "less than the minimum"),
+    ("missing-schema-file", _broken("schema: {type: object}", "schema_file: nowhere.json"), 9,
+     "request.schema_file", "no such file"),
+    ("two-schema-sources", _broken("schema: {type: object}", "schema: {}\n  schema_text: '{}'"),
+     10, "request.schema_text", "give one schema source"),
+    ("unknown-error-kind", _broken("status: ok", "error: kaboom"), 13, "expect.error",
+     "is not one of"),
+    ("cause-without-execution-error", _broken("status: ok", "error: policy_violation\n  cause: signal"),
+     14, "expect.cause", "cause applies only to execution_error"),
+    ("value-and-no-value", _broken("status: ok", "value: 1\n  no_value: true"), 14,
+     "expect.no_value", "contradicts 'value'"),
+    ("bad-target-key", _broken("status: ok", "status: ok\nby_target: {Bad_Kind: {}}"), 14,
+     "by_target", "does not match"),
+    ("timeout-too-long", _broken("driver: codex", "driver: codex\n  timeout: 1000"), 9,
+     "request.timeout", "greater than the maximum"),
+    ("unknown-signal", _broken("turn.completed]", "turn.completed]\n  signal: SIGFOO"), 12,
+     "provider.signal", "is not one of"),
+]
+
+
+@pytest.mark.parametrize(
+    ("document", "line", "field", "fragment"),
+    [pytest.param(*case[1:], id=case[0]) for case in CASES],
+)
+def test_one_clear_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], document: str, line: int, field: str,
+    fragment: str,
+) -> None:
+    path = tmp_path / "broken.yaml"
+    path.write_text(document)
+    assert main(["lint", str(path)]) == 2
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+    assert len(lines) == 1, out
+    pattern = re.escape(str(path)) + r":(\d+):(\d+): ([^:]+): (.+)"
+    match = re.fullmatch(pattern, lines[0])
+    assert match, lines[0]
+    assert (int(match[1]), match[3]) == (line, field), lines[0]
+    assert fragment in match[4], lines[0]
+    assert "Traceback" not in out + err
+
+
+def test_at_least_fifteen_kinds() -> None:
+    assert len(CASES) >= 15
+
+
+def test_duplicate_ids_across_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "a.yaml").write_text(GOOD)
+    (tmp_path / "b.yaml").write_text(GOOD)
+    assert main(["lint", str(tmp_path)]) == 2
+    out = capsys.readouterr().out
+    assert f"{tmp_path / 'b.yaml'}:1:1: id: duplicate id 'a-good-scenario'" in out
+
+
+def test_family_case_problem_points_into_the_case(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    family = textwrap.dedent(
+        """\
+        family: fam
+        seam: agent-cli
+        request: {driver: codex, schema: {type: object}}
+        provider: {steps: [thread.started]}
+        expect: {status: ok}
+        cases:
+          - id: fam-one
+            title: One
+            description: Fine.
+            clauses: [CDX-01]
+          - id: fam-two
+            title: Two
+            description: Broken clause.
+            clauses: [NOPE-01]
+        """
+    )
+    path = tmp_path / "family.yaml"
+    path.write_text(family)
+    assert main(["lint", str(path)]) == 2
+    out = capsys.readouterr().out.strip()
+    assert out == f"{path}:14:15: clauses[0]: unknown clause 'NOPE-01'"
+
+
+def test_catalogue_lints_clean(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["lint", "scenarios"]) == 0
+    assert "scenarios OK" in capsys.readouterr().out
+
+
+def test_run_and_pytest_surface_the_same_line(tmp_path: Path) -> None:
+    from harness import _engine
+
+    path = tmp_path / "broken.yaml"
+    path.write_text(_broken("clauses: [CDX-01]", "clauses: [CDX-99]"))
+    session = _engine.Session((path,), ("reference",), tmp_path, None)
+    [problem] = session.catalogue().problems
+    assert str(problem) == f"{path}:4:11: clauses[0]: unknown clause 'CDX-99'"

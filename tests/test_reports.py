@@ -1,0 +1,82 @@
+"""
+Reports are deterministic, complete, and the JSON report is snapshot-gated.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from syrupy.assertion import SnapshotAssertion
+
+from harness import _loader, _report, _targets
+from harness._execute import execute
+
+
+def _build(catalogue: _loader.Loaded, root: Path) -> _report.Report:
+    target = _targets.create("reference-inproc")
+    results = [execute(s, target) for s in catalogue.scenarios]
+    return _report.Report.build(catalogue.scenarios, results, catalogue.problems, root)
+
+
+def _mask(value: Any) -> Any:
+    """Hide what may legitimately differ between machines: temporary paths."""
+    if isinstance(value, dict):
+        return {k: _mask(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_mask(v) for v in value]
+    if isinstance(value, str):
+        return re.sub(r"/tmp/[^\s\"']+", "<tmp>", value)
+    return value
+
+
+def test_two_runs_are_byte_identical(catalogue: _loader.Loaded, tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parent.parent
+    first = _report.write(_build(catalogue, root), tmp_path / "one")
+    second = _report.write(_build(catalogue, root), tmp_path / "two")
+    for a, b in zip(first, second, strict=True):
+        assert a.read_bytes() == b.read_bytes(), a.name
+
+
+def test_json_report_snapshot(catalogue: _loader.Loaded, snapshot: SnapshotAssertion) -> None:
+    root = Path(__file__).resolve().parent.parent
+    document = json.loads(_report.to_json(_build(catalogue, root)))
+    assert _mask(document) == snapshot
+
+
+def test_matrix_links_failures_and_counts(catalogue: _loader.Loaded) -> None:
+    root = Path(__file__).resolve().parent.parent
+    report = _build(catalogue, root)
+    text = _report.matrix(report)
+    summary = report.summary()["reference-inproc"]
+    assert summary["passed"] == len(catalogue.scenarios)
+    assert f"| reference-inproc | {summary['passed']} | 0 | 0 | 0 |" in text
+    for scenario in catalogue.scenarios:
+        assert f"[{scenario.id}](catalogue.md#{scenario.id})" in text
+
+
+def test_failure_is_linked_with_a_diff(catalogue: _loader.Loaded) -> None:
+    from dataclasses import replace
+
+    from harness._scenario import Expectation, Json
+
+    scenario = next(s for s in catalogue.scenarios if s.id == "codex-happy")
+    wrong = replace(scenario, expect=Expectation(value=Json.of({"cause": "other"})))
+    result = execute(wrong, _targets.create("reference-inproc"))
+    assert result.status == "failed"
+    report = _report.Report.build([wrong], [result], [], Path.cwd())
+    assert "[FAIL](failures.md#codex-happy-reference-inproc)" in _report.matrix(report)
+    failures = _report.failures(report)
+    assert '<a id="codex-happy-reference-inproc"></a>' in failures
+    assert '-   "cause": "other"' in failures
+    junit = _report.junit(report)
+    assert '<failure message="outcome differs">' in junit
+
+
+def test_catalogue_has_a_section_per_scenario(catalogue: _loader.Loaded) -> None:
+    text = _report.catalogue(_build(catalogue, Path.cwd()))
+    for scenario in catalogue.scenarios:
+        assert f'<a id="{scenario.id}"></a>' in text
+        assert scenario.description in text
