@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
         argv += ["-m", " or ".join(args.tag)]
     if args.workers:
         argv += ["-n", str(args.workers)]
-    argv += args.pytest_args
+    argv += getattr(args, "pytest_args", [])
     return int(pytest.main(argv))
 
 
@@ -133,7 +133,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--tag", action="append", default=[], help="only scenarios with this tag")
     p.add_argument("--reports", default="reports", help="folder for the reports ('' for none)")
     p.add_argument("-n", "--workers", default=None, help="pytest-xdist workers")
-    p.add_argument("pytest_args", nargs=argparse.REMAINDER, help="after --: passed to pytest")
+    p.epilog = "Arguments after a bare -- are passed to pytest (e.g. -- --junitxml=out.xml)."
     p.set_defaults(func=run)
 
     p = sub.add_parser("bench", help="measure per-scenario cost and fake start-up time")
@@ -144,9 +144,12 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # Everything after a bare "--" goes to pytest untouched.
+    extra = argv[argv.index("--") + 1 :] if "--" in argv else []
+    argv = argv[: argv.index("--")] if "--" in argv else argv
     args = parser().parse_args(argv)
-    if getattr(args, "pytest_args", None) and args.pytest_args[0] == "--":
-        args.pytest_args = args.pytest_args[1:]
+    args.pytest_args = extra
     try:
         return int(args.func(args))
     except HarnessError as error:

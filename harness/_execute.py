@@ -83,10 +83,10 @@ def execute(scenario: Scenario, target: Target) -> CaseResult:
         record = work / "record.jsonl"
         script_json = scenario.script.to_json(scenario.id) if scenario.script else {}
         script.write_text(json.dumps(script_json), encoding="utf-8")
-        env = dict(os.environ)
-        env[providers_fake.SCRIPT_ENV] = str(script)
-        env[providers_fake.RECORD_ENV] = str(record)
-        provider = Provider(executables=_executables(), env=env, work=work)
+        fake_env = {providers_fake.SCRIPT_ENV: str(script), providers_fake.RECORD_ENV: str(record)}
+        provider = Provider(
+            executables=_executables(), env={**os.environ, **fake_env}, work=work, fake_env=fake_env
+        )
         try:
             outcome = target.run(scenario.request, provider)
         except Exception as error:  # noqa: BLE001  (a broken target is data, not a crash)

@@ -10,8 +10,9 @@ is always an `Outcome`; nothing here raises for a misbehaving provider.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from harness import _claudelike, _codex  # noqa: F401  (drivers register on import)
 from harness._drivers import get as driver_for
@@ -38,6 +39,16 @@ class Provider:
     executables: Mapping[str, str]
     env: Mapping[str, str]
     work: Path
+    #: The variables the fake needs on top of the ordinary environment.
+    fake_env: Mapping[str, str] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """Where the fake is, as an adaptor outside this process receives it."""
+        return {
+            "executables": dict(self.executables),
+            "env": dict(self.fake_env),
+            "work": str(self.work),
+        }
 
 
 def build_option(request: Request) -> SchemaOption | None:

@@ -10,7 +10,7 @@ text, so a scenario can be hashed, compared and shared between workers.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from enum import Enum
 from functools import cached_property
 from pathlib import Path
@@ -94,6 +94,29 @@ class Request:
     @property
     def wants_schema(self) -> bool:
         return self.schema is not None or self.schema_type is not None
+
+    def to_json(self) -> dict[str, Any]:
+        """The request as an adaptor outside this process receives it."""
+        st = self.schema_type
+        return {
+            "driver": self.driver,
+            "prompt": self.prompt,
+            "schema": None if self.schema is None else self.schema.decode("utf-8", "replace"),
+            "schema_type": None if st is None else {
+                "root": st.root,
+                "types": {name: dict(fields) for name, fields in st.types},
+                "inline_references": st.inline_references,
+            },
+            "schema_format": self.schema_format,
+            "schema_name": self.schema_name,
+            "schema_description": self.schema_description,
+            "on_invalid": self.on_invalid,
+            "mode": self.mode,
+            "approval": self.approval,
+            "descriptor": None if self.descriptor is None else asdict(self.descriptor),
+            "timeout": self.timeout,
+            "mutate_schema_after_build": self.mutate_schema_after_build,
+        }
 
 
 @dataclass(frozen=True)

@@ -9,16 +9,29 @@ the same way), never through a chain of conditions.
 
 from __future__ import annotations
 
+import importlib
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from functools import cache
+from importlib import resources
+from typing import Any, Protocol
+
+import jsonschema
 
 from harness import _pipeline
 from harness._launch import InProcess, Launcher, Subprocess
 from harness._outcome import Outcome
 from harness._pipeline import Provider
 from harness._scenario import Request, Seam
-from harness.exceptions import NoSuchTarget
+from harness.exceptions import InvalidAnswer, NoSuchTarget
+
+
+@cache
+def outcome_validator() -> jsonschema.Draft202012Validator:
+    """The packaged outcome schema, for answers from adaptors we did not write."""
+    text = resources.files("harness").joinpath("schemas/outcome.schema.json").read_text()
+    return jsonschema.Draft202012Validator(json.loads(text))
 
 
 class Target(Protocol):
@@ -49,10 +62,48 @@ class Reference:
         return _pipeline.run(request, provider, self.launcher)
 
 
+@dataclass(frozen=True)
+class PythonCallable:
+    """
+    Any Python adaptor, as ``python:package.module:function``.
+
+    The function gets one JSON-shaped dict (``request`` and ``provider``, see
+    the README) and returns an outcome dict; what it returns is checked
+    against the packaged outcome schema, and a bad answer is an error of the
+    target, which the harness records as ``errored``.
+    """
+
+    name: str
+    function: Callable[[dict[str, Any]], dict[str, Any]]
+    kind: str = "python"
+    seams: frozenset[Seam] = frozenset({Seam.AGENT_CLI})
+
+    @classmethod
+    def from_spec(cls, spec: str) -> PythonCallable:
+        _, _, location = spec.partition(":")
+        module_name, _, attribute = location.partition(":")
+        if not module_name or not attribute:
+            raise NoSuchTarget(spec, ("python:package.module:function",))
+        try:
+            function = getattr(importlib.import_module(module_name), attribute)
+        except (ImportError, AttributeError) as error:
+            raise NoSuchTarget(spec, (f"cannot load it: {error}",)) from None
+        return cls(spec, function)
+
+    def run(self, request: Request, provider: Provider) -> Outcome:
+        message = {"request": request.to_json(), "provider": provider.to_json()}
+        answer = self.function(message)
+        problems = sorted(e.message for e in outcome_validator().iter_errors(answer))
+        if problems:
+            raise InvalidAnswer(self.name, tuple(problems))
+        return Outcome.from_json(answer)
+
+
 #: Target kind → factory taking the full spec string.
 KINDS: dict[str, Callable[[str], Target]] = {
     "reference": lambda spec: Reference(spec, Subprocess()),
     "reference-inproc": lambda spec: Reference(spec, InProcess()),
+    "python": PythonCallable.from_spec,
 }
 
 DEFAULT_TARGETS = ("reference",)

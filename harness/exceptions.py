@@ -65,3 +65,14 @@ class MissingExecutable(HarnessError):
 
     def __str__(self) -> str:
         return f"cannot find executable {self.name!r} (searched {self.searched})"
+
+
+@dataclass(frozen=True)
+class InvalidAnswer(HarnessError):
+    """A target answered with something that is not a canonical outcome."""
+
+    target: str
+    problems: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return f"{self.target} answered with an invalid outcome: {'; '.join(self.problems)}"
