@@ -26,12 +26,14 @@ class Mismatch:
     actual: str
 
     def render(self) -> str:
-        return f"{self.field}:\n  expected: {self.expected}\n  actual:   {self.actual}"
+        pad = "\n" + " " * 12
+        expected = self.expected.replace("\n", pad)
+        actual = self.actual.replace("\n", pad)
+        return f"{self.field}:\n  expected: {expected}\n  actual:   {actual}"
 
 
 def _show(value: Any) -> str:
-    text = canonical(value)
-    return text if "\n" not in text else text.replace("\n", "\n            ")
+    return canonical(value)
 
 
 def _diag_matches(want: DiagnosticExpectation, got: Diagnostic) -> bool:

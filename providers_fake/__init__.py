@@ -1,0 +1,89 @@
+"""
+Scripted fakes of the agent CLIs the harness drives.
+
+``fake-codex``, ``fake-claude``, ``fake-cursor-agent`` and ``fake-codebuddy``
+accept the real programs' arguments and replay a JSON script in each one's
+real wire format, so adaptors can be tested against every edge case without
+a model or a network.  The harness can also call `replay` in-process and act
+out the returned chunks itself.
+
+This module stays import-light: the executables start through it, and their
+start-up time is part of what the harness measures.
+"""
+
+from __future__ import annotations
+
+from providers_fake._types import Chunk, Replay
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+__all__ = ["CLIS", "RECORD_ENV", "SCRIPT_ENV", "Chunk", "Replay", "event_names", "replay"]
+
+SCRIPT_ENV = "HARNESS_FAKE_SCRIPT"
+RECORD_ENV = "HARNESS_FAKE_RECORD"
+CLIS: frozenset[str] = frozenset({"codex", "claude", "cursor", "codebuddy"})
+
+_CLAUDE_EVENTS = frozenset(
+    {
+        "init",
+        "text",
+        "structured_output",
+        "structured_output_rejected",
+        "enforce_reminder",
+        "api_retry",
+        "model_fallback",
+        "api_error_message",
+        "result",
+    }
+)
+_EVENTS: dict[str, frozenset[str]] = {
+    "codex": frozenset(
+        {
+            "thread.started",
+            "turn.started",
+            "warning",
+            "agent_message",
+            "agent_message.started",
+            "reasoning",
+            "error",
+            "turn.completed",
+            "turn.failed",
+        }
+    ),
+    "claude": _CLAUDE_EVENTS,
+    "codebuddy": _CLAUDE_EVENTS,
+    "cursor": frozenset({"init", "user", "assistant", "result"}),
+}
+
+
+def event_names(cli: str) -> frozenset[str]:
+    """The semantic event names a script for `cli` may use."""
+    try:
+        return _EVENTS[cli]
+    except KeyError:
+        raise ValueError(f"unknown cli {cli!r}; expected one of {sorted(CLIS)}") from None
+
+
+def replay(cli: str, argv: list[str], env: Mapping[str, str], stdin: bytes | None = None) -> Replay:
+    """
+    Everything one launch of ``fake-<cli> ARGV`` does, without doing it.
+
+    Reads the script named by ``env[SCRIPT_ENV]``, appends the launch record
+    to ``env[RECORD_ENV]`` when set, checks `argv` as the real CLI would and
+    renders the script.  Problems with the script itself come back as one
+    ``fake-<cli>: ...`` stderr line and exit status 2.
+    """
+    # Deferred: importing the package must stay cheap for the harness and the executables.
+    from providers_fake._replay import replay as _replay  # noqa: PLC0415
+
+    return _replay(
+        cli,
+        list(argv),
+        env,
+        stdin,
+        script_env=SCRIPT_ENV,
+        record_env=RECORD_ENV,
+        events=event_names(cli),
+    )

@@ -1,0 +1,357 @@
+"""
+Fake Claude Code: semantic events rendered as ``claude -p`` prints them.
+
+The renderer keeps the little conversation state the real CLI derives its
+output from: which API request is current (it names ``msg_N``/``toolu_N``),
+which model answered each message (usage and cost per model), how many user
+lines started a new turn, and the last accepted StructuredOutput input.
+Consecutive assistant blocks with no user or system line between them belong
+to one API message, exactly as a real response with several content blocks
+is printed as several lines sharing one ``message.id``.
+
+CodeBuddy mirrors Claude Code; `_codebuddy` subclasses this renderer and
+only swaps the record shapes.
+"""
+
+from __future__ import annotations
+
+from providers_fake import _claude_data as data
+from providers_fake._base import Context, Renderer, dict_arg, int_field, str_field, text_arg
+from providers_fake._claude_result import ResultState, build_result, text_mode_line
+from providers_fake._types import ScriptError
+
+_ERROR_KINDS = {429: "rate_limit", 529: "overloaded", 401: "authentication_failed"}
+
+
+class ClaudeRenderer(Renderer):
+    """Claude Code's conversation state and record shapes; the shapes are overridable."""
+
+    default_model = data.DEFAULT_MODEL
+
+    def __init__(self, ctx: Context) -> None:
+        super().__init__(ctx)
+        parsed = ctx.parsed
+        self.mode = parsed.output_format
+        self.session_id = parsed.text("session_id") or self.ids.uuid4()
+        self.model = parsed.text("model") or self.default_model
+        self.fallback_model = parsed.text("fallback_model") or data.DEFAULT_FALLBACK
+        self.state = ResultState()
+        self.requests = 0  # API requests made so far, failed ones included
+        self.open_message: str | None = None  # id of the message still receiving blocks
+        self.tools_in_message = 0
+        self.retries = 0
+        self.history: list[dict[str, object]] = []
+        self.exit_code = 0
+
+    # -- output ---------------------------------------------------------------
+
+    def emit(self, record: dict[str, object]) -> None:
+        """A history line: printed in stream-json mode, kept for CodeBuddy's json array."""
+        self.history.append(record)
+        if self.mode == "stream-json":
+            self.write_json(record)
+
+    def finish(self) -> int:
+        return self.exit_code
+
+    # -- events ---------------------------------------------------------------
+
+    def event(self, name: str, arg: object) -> None:
+        handler = getattr(self, "_on_" + name.replace(".", "_"))
+        handler(arg)
+
+    def _on_init(self, arg: object) -> None:
+        if arg is not None:
+            self.model = text_arg("init", arg, self.model)
+        for record in self.init_records():
+            self.emit(record)
+
+    def _on_text(self, arg: object) -> None:
+        text = text_arg("text", arg, "")
+        self._assistant_block({"type": "text", "text": text})
+        self.state.last_text = text
+
+    def _on_structured_output(self, arg: object) -> None:
+        tool_id = self._assistant_tool(arg)
+        self._close_message()
+        self.emit(self.tool_result_record(tool_id, data.TOOL_ACCEPTED, None))
+        self.state.user_lines += 1
+        self.state.accepted = (arg,)
+
+    def _on_structured_output_rejected(self, arg: object) -> None:
+        fields = dict_arg("structured_output_rejected", arg)
+        error = str_field("structured_output_rejected", fields, "error", data.DEFAULT_REJECTION)
+        tool_id = self._assistant_tool(fields.get("input", {}))
+        self._close_message()
+        self.emit(self.tool_result_record(tool_id, error, error))
+        self.state.user_lines += 1
+        self.state.rejections += 1
+        self.state.last_rejection = error
+
+    def _on_enforce_reminder(self, arg: object) -> None:
+        self._close_message()
+        self.emit(self.reminder_record(text_arg("enforce_reminder", arg, data.ENFORCE_REMINDER)))
+        self.state.user_lines += 1
+
+    def _on_api_retry(self, arg: object) -> None:
+        fields = dict_arg("api_retry", arg)
+        self._close_message()
+        self.requests += 1
+        self.retries += 1
+        attempt = int_field("api_retry", fields, "attempt", self.retries)
+        status = fields.get("status", 529)
+        if status is not None and (not isinstance(status, int) or isinstance(status, bool)):
+            raise ScriptError("event 'api_retry': 'status' must be an integer or null")
+        base = 500 * 2 ** min(max(attempt - 1, 0), 5)
+        delay = int_field("api_retry", fields, "delay_ms", base + self.ids.below(base // 4 + 1))
+        kind = _ERROR_KINDS.get(status or 0, "server_error" if (status or 0) >= 500 else "unknown")
+        self.emit(
+            self.retry_record(
+                {
+                    "type": "system",
+                    "subtype": "api_retry",
+                    "attempt": attempt,
+                    "max_retries": int_field("api_retry", fields, "max_retries", 10),
+                    "retry_delay_ms": delay,
+                    "error_status": status,
+                    "error": str_field("api_retry", fields, "error", kind),
+                    "session_id": self.session_id,
+                    "uuid": self.ids.uuid4(),
+                }
+            )
+        )
+        self.ids.advance(delay, delay + 30)
+
+    def _on_model_fallback(self, arg: object) -> None:
+        fields = dict_arg("model_fallback", arg)
+        self._close_message()
+        self.requests += 1  # the request that failed over
+        original = str_field("model_fallback", fields, "from", self.model)
+        fallback = str_field("model_fallback", fields, "to", self.fallback_model)
+        notice = (
+            f"Switched to {data.display_name(fallback)} due to high demand for "
+            f"{data.display_name(original)}"
+        )
+        self.emit(
+            self.retry_record(
+                {
+                    "type": "system",
+                    "subtype": "model_fallback",
+                    "uuid": self.ids.uuid4(),
+                    "trigger": str_field("model_fallback", fields, "trigger", "overloaded"),
+                    "original_model": original,
+                    "fallback_model": fallback,
+                    "content": str_field("model_fallback", fields, "content", notice),
+                    "session_id": self.session_id,
+                }
+            )
+        )
+        self.model = fallback
+
+    def _on_api_error_message(self, arg: object) -> None:
+        if isinstance(arg, dict):
+            text = str_field("api_error_message", arg, "text", data.MIDSTREAM_ERROR)
+            error = str_field("api_error_message", arg, "error", "server_error")
+        else:
+            text, error = text_arg("api_error_message", arg, data.MIDSTREAM_ERROR), "server_error"
+        self._close_message()
+        self.ids.advance(3, 8)
+        self.emit(self.synthetic_record(text, error))
+        self.state.last_text = text
+        self.state.synthetic = True
+
+    def _on_result(self, arg: object) -> None:
+        fields = dict_arg("result", arg)
+        self._close_message()
+        self.ids.advance(5, 15)
+        record = self.result_record(fields)
+        self.history.append(record)
+        self.exit_code = 1 if record.get("is_error") is True else 0
+        self.print_result(record)
+
+    # -- assistant messages ---------------------------------------------------
+
+    def _assistant_block(self, block: dict[str, object]) -> None:
+        if self.open_message is None:
+            self.open_message = f"msg_{self.requests}"
+            self.requests += 1
+            self.tools_in_message = 0
+            self.state.messages.append(self.model)
+            self.ids.advance(55, 70)
+        else:
+            self.ids.advance(1, 3)
+        self.state.last_block = str(block["type"])
+        self.emit(self.assistant_record(self.open_message, block))
+
+    def _assistant_tool(self, tool_input: object) -> str:
+        number = self.requests if self.open_message is None else self.requests - 1
+        tool_id = f"toolu_{number}"
+        if self.open_message is not None and self.tools_in_message:
+            tool_id += f"_{self.tools_in_message}"
+        block = {"type": "tool_use", "id": tool_id, "name": "StructuredOutput", "input": tool_input}
+        self._assistant_block(block)
+        self.tools_in_message += 1
+        return tool_id
+
+    def _close_message(self) -> None:
+        self.open_message = None
+
+    # -- record shapes (CodeBuddy overrides these) ------------------------------
+
+    def init_records(self) -> list[dict[str, object]]:
+        cwd = self.ctx.cwd
+        home = self.ctx.env.get("HOME", "")
+        project = "".join(c if c.isalnum() else "-" for c in cwd)
+        permission = self.ctx.parsed.text("permission_mode") or "default"
+        if self.ctx.parsed.flag("skip_permissions"):
+            permission = "bypassPermissions"
+        return [
+            {
+                "type": "system",
+                "subtype": "init",
+                "cwd": cwd,
+                "session_id": self.session_id,
+                "tools": list(data.TOOLS),
+                "mcp_servers": [],
+                "model": self.model,
+                "permissionMode": permission,
+                "slash_commands": list(data.SLASH_COMMANDS),
+                "terminal_slash_commands": list(data.TERMINAL_SLASH_COMMANDS),
+                "apiKeySource": "ANTHROPIC_API_KEY",
+                "claude_code_version": data.VERSION,
+                "output_style": "default",
+                "agents": list(data.AGENTS),
+                "skills": list(data.SKILLS),
+                "plugins": [dict(plugin) for plugin in data.PLUGINS],
+                "capabilities": list(data.CAPABILITIES),
+                "analytics_disabled": True,
+                "product_feedback_disabled": True,
+                "uuid": self.ids.uuid4(),
+                "memory_paths": {"auto": f"{home}/.claude/projects/{project}/memory/"},
+                "original_cwd": cwd,
+                "additional_directories": self.ctx.parsed.values("add_dir"),
+                "messaging_socket_path": f"{home}/.claude/run/{self.session_id[:8]}.sock",
+                "fast_mode_state": "off",
+                "fast_mode_disabled_reason": "sdk_opt_in_required",
+                "per_turn_effort_active": True,
+                "ultrathink_available": False,
+                "ultrathink_typed_raises": False,
+                "view_mode": "default",
+            }
+        ]
+
+    def assistant_record(self, message_id: str, block: dict[str, object]) -> dict[str, object]:
+        return {
+            "type": "assistant",
+            "message": {
+                "id": message_id,
+                "type": "message",
+                "role": "assistant",
+                "model": self.model,
+                "content": [block],
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": {"input_tokens": data.INPUT_TOKENS, "output_tokens": data.OUTPUT_TOKENS},
+                "context_management": None,
+            },
+            "parent_tool_use_id": None,
+            "session_id": self.session_id,
+            "uuid": self.ids.uuid4(),
+            "timestamp": self.ids.iso(),
+        }
+
+    def tool_result_record(
+        self, tool_id: str, content: str, error: str | None
+    ) -> dict[str, object]:
+        """The user line answering a StructuredOutput call (`error` set when rejected)."""
+        self.ids.advance(4, 16)
+        block: dict[str, object]
+        if error is None:
+            block = {"tool_use_id": tool_id, "type": "tool_result", "content": content}
+        else:
+            block = {"type": "tool_result", "content": content, "is_error": True}
+            block["tool_use_id"] = tool_id
+        return {
+            "type": "user",
+            "message": {"role": "user", "content": [block]},
+            "parent_tool_use_id": None,
+            "session_id": self.session_id,
+            "uuid": self.ids.uuid4(),
+            "timestamp": self.ids.iso(),
+            "tool_use_result": content if error is None else f"Error: {error}",
+            "tool_result_meta": [
+                {"id": tool_id, "permission_decision": {"decision": "accept", "source": "config"}}
+            ],
+        }
+
+    def reminder_record(self, text: str) -> dict[str, object]:
+        self.ids.advance(4, 10)
+        return {
+            "type": "user",
+            "message": {"role": "user", "content": [{"type": "text", "text": text}]},
+            "parent_tool_use_id": None,
+            "session_id": self.session_id,
+            "uuid": self.ids.uuid4(),
+            "timestamp": self.ids.iso(),
+            "isSynthetic": True,
+        }
+
+    def retry_record(self, record: dict[str, object]) -> dict[str, object]:
+        """System lines between requests (api_retry, model_fallback) need no reshaping here."""
+        return record
+
+    def synthetic_record(self, text: str, error: str) -> dict[str, object]:
+        usage = {
+            "output_tokens_details": None,
+            "input_tokens": 0,
+            "output_tokens": 0,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+            "server_tool_use": {"web_search_requests": 0, "web_fetch_requests": 0},
+            "service_tier": None,
+            "cache_creation": {"ephemeral_1h_input_tokens": 0, "ephemeral_5m_input_tokens": 0},
+            "inference_geo": None,
+            "iterations": None,
+            "speed": None,
+            "fallback_credit": None,
+        }
+        return {
+            "type": "assistant",
+            "message": {
+                "diagnostics": None,
+                "id": self.ids.uuid4(),
+                "container": None,
+                "model": "<synthetic>",
+                "role": "assistant",
+                "stop_details": None,
+                "stop_reason": "stop_sequence",
+                "stop_sequence": "",
+                "type": "message",
+                "usage": usage,
+                "content": [{"type": "text", "text": text}],
+                "context_management": None,
+            },
+            "parent_tool_use_id": None,
+            "session_id": self.session_id,
+            "uuid": self.ids.uuid4(),
+            "timestamp": self.ids.iso(),
+            "error": error,
+            "is_api_error_message": True,
+        }
+
+    def result_record(self, fields: dict[str, object]) -> dict[str, object]:
+        return build_result(
+            self.state,
+            fields,
+            session_id=self.session_id,
+            ids=self.ids,
+            stream=self.mode == "stream-json",
+            env=self.ctx.env,
+            max_turns=self.ctx.parsed.text("max_turns"),
+        )
+
+    def print_result(self, record: dict[str, object]) -> None:
+        if self.mode in ("json", "stream-json"):
+            self.write_json(record)
+        else:
+            self.write_text(text_mode_line(record, self.ctx.parsed.text("max_turns")))

@@ -1,0 +1,112 @@
+"""
+Constant parts of Claude Code 2.1.328's output, as the reference captures show them.
+
+Kept apart from the rendering logic so the values can be checked against a
+new capture at a glance when the reference CLI version moves.
+"""
+
+from __future__ import annotations
+
+VERSION = "2.1.328"
+DEFAULT_MODEL = "claude-opus-5-5"
+DEFAULT_FALLBACK = "claude-sonnet-5"
+
+# fmt: off
+TOOLS = [
+    "Task", "Bash", "CronCreate", "CronDelete", "CronList", "Edit", "EnterWorktree",
+    "ExitWorktree", "ListAgents", "Monitor", "NotebookEdit", "Read", "ReportFindings",
+    "ScheduleWakeup", "SendMessage", "Skill", "StructuredOutput", "TaskStop", "ToolSearch",
+    "WebFetch", "WebSearch", "Workflow", "Write",
+]
+
+SKILLS = [
+    "deep-research", "dataviz", "update-config", "verify", "debug", "code-review", "simplify",
+    "batch", "fewer-permission-prompts", "doctor", "loop", "claude-api", "workflow-authoring",
+    "run", "run-skill-generator", "plugin-authoring",
+]
+
+SLASH_COMMANDS = [
+    *SKILLS,
+    "agents", "auto-mode-setup", "autocompact", "clear", "color", "compact", "config",
+    "output-style", "context", "effort", "fast", "focus", "heapdump", "init", "mcp", "model",
+    "__remote-workflow", "workflow-launch-exec", "reload-plugins", "reload-skills", "rename",
+    "security-review", "usage", "insights", "recap", "goal", "list-agents", "team-onboarding",
+]
+
+TERMINAL_SLASH_COMMANDS = ["doctor", "color", "focus", "reload-plugins"]
+AGENTS = ["claude", "Explore", "general-purpose", "Plan", "statusline-setup"]
+PLUGINS = [
+    {"name": name, "path": "builtin", "source": f"{name}@builtin"}
+    for name in ("cc-plugin-agents-md", "cc-plugin-privacy", "cc-plugin-plugin-authoring")
+]
+
+CAPABILITIES = [
+    "interrupt_receipt_v1", "interrupt_cancel_queued_v1", "interrupt_send_now_v1",
+    "interrupt_requeue_taken_v1", "msg_lifecycle_v1", "request_marker_lists_v1",
+    "ask_user_question_unanswered_v1", "lifecycle_wakeup_source_v1", "sdk_mcp_tools_list_changed",
+    "sdk_mcp_manifests", "mcp_read_resource_v1", "mcp_tool_ui_meta_v1", "ui_surface_v1",
+    "mcp_call_result_not_for_model_v1", "mcp_call_check_permissions_v1", "voice_call_talk_line_v1",
+    "withdrawn_files_note_v2", "ui_pane_widget_v1", "reload_plugins_refuse_if_busy_v1",
+    "silent_resend_files_v1",
+]
+# fmt: on
+
+ENFORCE_REMINDER = (
+    "[structured-output-enforce] You MUST call the StructuredOutput tool to complete this "
+    "request. Call this tool now."
+)
+TOOL_ACCEPTED = "Structured output provided successfully"
+DEFAULT_REJECTION = "Output does not match required schema: root: must match the schema"
+MIDSTREAM_ERROR = "API Error: Server error mid-response. The response above may be incomplete."
+
+# The fake model API in the captures answers every request with 10 input and
+# 5 output tokens; the fakes keep that so costs line up with the captures.
+INPUT_TOKENS = 10
+OUTPUT_TOKENS = 5
+
+# Dollars per million tokens (input, output).  The captures pin Opus 5.5 at
+# 0.00014 USD and Sonnet 5 at half that for one such message; the per-token
+# split is a guess that reproduces both sums exactly.
+PRICES = {"opus": (4, 20), "sonnet": (2, 10), "haiku": (1, 5)}
+
+SUBAGENT_STATS = {
+    "spawned": 0,
+    "requested": {"background": 0, "foreground": 0, "unset": 0},
+    "started_in_background": 0,
+    "max_depth": 0,
+    "spawned_by_subagents": 0,
+    "completed": 0,
+    "failed": 0,
+    "killed": {"parent": 0, "user": 0, "system": 0},
+    "refused": {"depth_limit": 0, "concurrency_limit": 0, "budget": 0},
+    "by_type": {},
+}
+
+TERMINAL_REASONS = {
+    "success": "completed",
+    "error_max_structured_output_retries": "structured_output_retry_exhausted",
+    "error_max_turns": "max_turns",
+    "error_max_budget_usd": "budget_exhausted",
+    "error_during_execution": "model_error",
+}
+
+
+def display_name(model: str) -> str:
+    """``claude-opus-5-5`` -> ``Opus 5.5``, as in the model_fallback notice."""
+    parts = model.removeprefix("claude-").split("-")
+    if len(parts) > 1 and len(parts[-1]) == 8 and parts[-1].isdigit():
+        parts = parts[:-1]  # a dated snapshot id
+    if not parts or not parts[0]:
+        return model
+    return " ".join([parts[0].capitalize(), ".".join(parts[1:])]).strip()
+
+
+def message_cost(model: str) -> float:
+    family = next((name for name in PRICES if name in model), "sonnet")
+    per_input, per_output = PRICES[family]
+    # The same expression order as the CLI, so the float sums match the captures.
+    return INPUT_TOKENS / 1e6 * per_input + OUTPUT_TOKENS / 1e6 * per_output
+
+
+def max_output_tokens(model: str) -> int:
+    return 128000 if "opus" in model else 64000

@@ -1,0 +1,101 @@
+"""
+JSON text the way the real CLIs print it.
+
+Claude Code, CodeBuddy and Cursor are JavaScript programs: their lines come
+from ``JSON.stringify``, which writes numbers differently from Python's
+``json`` module (``0.00007`` rather than ``7e-05``, ``1`` rather than
+``1.0``).  Costs in the captures depend on that, so the fakes serialise
+through `dumps_js`.  Codex is Rust (serde_json); its lines hold only strings
+and integers, where both serialisers agree, so it shares the same writer.
+
+Integers are the one deliberate departure: JavaScript would round those past
+2**53, but a script's integers are written exactly, because scenarios use
+them to check that adaptors decode big numbers without loss.  A scenario
+that wants the rounding the real CLI applies writes the rounded value.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+_encode_string = json.encoder.encode_basestring
+
+
+def js_number(value: float) -> str:
+    """Format a number as ECMAScript's Number::toString does."""
+    if not math.isfinite(value):
+        return "null"  # JSON.stringify turns NaN and the infinities into null
+    if value == 0:
+        return "0"
+    sign = "-" if value < 0 else ""
+    mantissa, _, exp_text = repr(abs(float(value))).partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    digits = (whole + fraction).lstrip("0")
+    # `point` counts the digits before the decimal point once leading zeros go.
+    point = len(whole) + (int(exp_text) if exp_text else 0)
+    point -= len(whole + fraction) - len((whole + fraction).lstrip("0"))
+    digits = digits.rstrip("0") or "0"
+    count = len(digits)
+    if count <= point <= 21:
+        return sign + digits + "0" * (point - count)
+    if 0 < point <= 21:
+        return sign + digits[:point] + "." + digits[point:]
+    if -6 < point <= 0:
+        return sign + "0." + "0" * -point + digits
+    exponent = point - 1
+    exp_sign = "+" if exponent >= 0 else "-"
+    head = digits[0] if count == 1 else digits[0] + "." + digits[1:]
+    return f"{sign}{head}e{exp_sign}{abs(exponent)}"
+
+
+def dumps_js(value: object) -> str:
+    """Compact JSON with JavaScript number formatting, keys in insertion order."""
+    parts: list[str] = []
+    _write(value, parts)
+    return "".join(parts)
+
+
+def _write(value: object, parts: list[str]) -> None:
+    if isinstance(value, str):
+        parts.append(_encode_string(value))
+    elif value is None:
+        parts.append("null")
+    elif value is True:
+        parts.append("true")
+    elif value is False:
+        parts.append("false")
+    elif isinstance(value, int):
+        parts.append(str(value))
+    elif isinstance(value, float):
+        parts.append(js_number(value))
+    elif isinstance(value, dict):
+        parts.append("{")
+        first = True
+        for key, item in value.items():
+            if not first:
+                parts.append(",")
+            first = False
+            parts.append(_encode_string(str(key)))
+            parts.append(":")
+            _write(item, parts)
+        parts.append("}")
+    elif isinstance(value, (list, tuple)):
+        parts.append("[")
+        for index, item in enumerate(value):
+            if index:
+                parts.append(",")
+            _write(item, parts)
+        parts.append("]")
+    else:
+        raise TypeError(f"cannot serialise {type(value).__name__} as JSON")
+
+
+def dumps_py(value: object) -> str:
+    """Compact JSON as Python writes it, for verbatim ``line`` steps."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def line_bytes(text: str) -> bytes:
+    """One output line; lone surrogates become JSON escapes instead of crashing."""
+    return (text + "\n").encode("utf-8", "backslashreplace")
