@@ -60,7 +60,9 @@ def startup() -> dict[str, float]:
             script = Path(folder) / f"{cli}.json"
             script.write_text(json.dumps({"cli": cli, "seed": "bench", "steps": []}))
             env = {"PATH": "/usr/bin:/bin", providers_fake.SCRIPT_ENV: str(script)}
-            argv = {"codex": ["exec", "--json", "hi"]}.get(cli, ["-p", "--output-format", "json", "hi"])
+            argv = {"codex": ["exec", "--json", "hi"]}.get(
+                cli, ["-p", "--output-format", "json", "hi"]
+            )
             figures[exe] = _median_start([find_executable(cli), *argv], env)
     return figures
 

@@ -50,7 +50,9 @@ class _ResultDriver:
     #: Claude Code refuses stream-json without --verbose; Cursor has no such flag.
     stream_flags: ClassVar[tuple[str, ...]] = ("--verbose",)
 
-    def argv(self, exe: str, plan: Plan, schema: Schema | None, prompt: str, work: Path) -> list[str]:
+    def argv(
+        self, exe: str, plan: Plan, schema: Schema | None, prompt: str, work: Path
+    ) -> list[str]:
         fmt = "stream-json" if plan.transport == "rich" else "json"
         argv = [exe, "-p", "--output-format", fmt]
         if fmt == "stream-json":
@@ -72,8 +74,10 @@ class _ResultDriver:
                 raise Malformed("records after the result record")
             if not results:
                 if finished.returncode != 0:
-                    return Parsed(cause="nonzero_exit",
-                                  message=f"provider exited with status {finished.returncode}")
+                    return Parsed(
+                        cause="nonzero_exit",
+                        message=f"provider exited with status {finished.returncode}",
+                    )
                 return Parsed(cause="missing_terminal", message="no result record")
             return self._terminal(records[-1], finished)
         except Malformed as error:
@@ -93,13 +97,18 @@ class _ResultDriver:
             self._require(result)
         if is_error is True:
             status = result.get("api_error_status")
-            return Parsed(text=text, raw=raw, cause="api_error",
-                          message=text or f"API error {status}")
+            return Parsed(
+                text=text, raw=raw, cause="api_error", message=text or f"API error {status}"
+            )
         if is_error is not False and is_error is not None:
             raise Malformed("is_error is not a boolean")
         if finished.returncode != 0:
-            return Parsed(text=text, raw=raw, cause="nonzero_exit",
-                          message=f"provider exited with status {finished.returncode}")
+            return Parsed(
+                text=text,
+                raw=raw,
+                cause="nonzero_exit",
+                message=f"provider exited with status {finished.returncode}",
+            )
         return Parsed(text=text, raw=raw, candidate=self._candidate(result))
 
     def _require(self, result: dict[str, Any]) -> None:

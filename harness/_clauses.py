@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from typing import Any
 
 import yaml
 
@@ -37,12 +38,14 @@ def registry() -> dict[str, Clause]:
     out: dict[str, Clause] = {}
     for entry in _raw()["clauses"]:
         family = entry["id"].rsplit("-", 1)[0]
-        out[entry["id"]] = Clause(entry["id"], family, entry["seam"], entry["source"], entry["summary"])
+        out[entry["id"]] = Clause(
+            entry["id"], family, entry["seam"], entry["source"], entry["summary"]
+        )
     return out
 
 
 @cache
-def _raw() -> dict[str, list[dict[str, str]]]:
+def _raw() -> dict[str, Any]:
     text = resources.files("harness").joinpath("clauses.yaml").read_text(encoding="utf-8")
-    loaded: dict[str, list[dict[str, str]]] = yaml.safe_load(text)
+    loaded: dict[str, Any] = yaml.safe_load(text)
     return loaded

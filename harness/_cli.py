@@ -63,8 +63,10 @@ def show(args: argparse.Namespace) -> int:
     for clause in s.clauses:
         print(f"  {clause}: {clauses[clause].summary}")
     print()
-    print(f"request: driver={s.request.driver} mode={s.request.mode} "
-          f"on_invalid={s.request.on_invalid} approval={s.request.approval}")
+    print(
+        f"request: driver={s.request.driver} mode={s.request.mode} "
+        f"on_invalid={s.request.on_invalid} approval={s.request.approval}"
+    )
     if s.script is not None:
         print("provider script:")
         for step in s.script.steps:
@@ -82,7 +84,7 @@ def show(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    import pytest
+    import pytest  # noqa: PLC0415  (lint, list and show start faster without it)
 
     argv = ["--pyargs", "harness.testing", "-p", "no:cacheprovider", "-q", "-rfE"]
     argv += ["--rootdir", str(Path.cwd())]
@@ -103,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def bench(args: argparse.Namespace) -> int:
-    from harness import _bench
+    from harness import _bench  # noqa: PLC0415  (only the benchmark needs it)
 
     return _bench.main(args.scenarios, args.repeat)
 

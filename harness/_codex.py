@@ -26,7 +26,9 @@ class Codex:
 
     name: ClassVar[str] = "codex"
 
-    def argv(self, exe: str, plan: Plan, schema: Schema | None, prompt: str, work: Path) -> list[str]:
+    def argv(
+        self, exe: str, plan: Plan, schema: Schema | None, prompt: str, work: Path
+    ) -> list[str]:
         argv = [exe, "exec", "--json", "--skip-git-repo-check"]
         if schema is not None and plan.mechanism == "native":
             file = work / "output-schema.json"
@@ -77,8 +79,12 @@ class Codex:
         if failure is not None:
             return Parsed(text=text, raw=raw, cause="turn_failed", message=failure)
         if finished.returncode != 0:
-            return Parsed(text=text, raw=raw, cause="nonzero_exit",
-                          message=f"provider exited with status {finished.returncode}")
+            return Parsed(
+                text=text,
+                raw=raw,
+                cause="nonzero_exit",
+                message=f"provider exited with status {finished.returncode}",
+            )
         if terminal is None:
             return Parsed(text=text, cause="missing_terminal", message="no turn.completed event")
         last = messages[-1] if messages else ""

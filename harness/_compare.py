@@ -8,7 +8,7 @@ came back, which the reports render as a diff.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -118,62 +118,57 @@ def _provider(want: ProviderExpectation, calls: tuple[ProviderCall, ...]) -> Ite
         yield Mismatch("provider", "at least one launch", "no launch")
         return
     call = calls[-1]
-    checks: list[tuple[str, bool, Callable[[], str], Callable[[], str]]] = []
+    prompt = call.prompt or ""
+    shown_prompt = _show(prompt)
+    shown_argv = _show(list(call.argv))
+    got_schema = None if call.schema is None else call.schema.value
+    # (field, holds, expected, actual) for every check the expectation names.
+    checks: list[tuple[str, bool, str, str]] = []
     if want.output_format is not None:
         checks.append(
             (
                 "provider.output_format",
                 call.output_format == want.output_format,
-                lambda: _show(want.output_format),
-                lambda: _show(call.output_format),
+                _show(want.output_format),
+                _show(call.output_format),
             )
         )
     if want.schema is not None:
-        got = None if call.schema is None else call.schema.value
         checks.append(
             (
                 "provider.schema",
-                got == want.schema.value,
-                lambda: _show(want.schema.value if want.schema else None),
-                lambda: _show(got),
+                got_schema == want.schema.value,
+                _show(want.schema.value),
+                _show(got_schema),
             )
         )
     if want.no_schema:
+        checks.append(("provider.schema", call.schema is None, "<none>", _show(got_schema)))
+    checks += [
+        ("provider.prompt", n in prompt, f"contains {_show(n)}", shown_prompt)
+        for n in want.prompt_contains
+    ]
+    checks += [
+        ("provider.prompt", n not in prompt, f"excludes {_show(n)}", shown_prompt)
+        for n in want.prompt_excludes
+    ]
+    if want.prompt_ends_with is not None:
         checks.append(
             (
-                "provider.schema",
-                call.schema is None,
-                lambda: "<none>",
-                lambda: _show(None if call.schema is None else call.schema.value),
+                "provider.prompt",
+                prompt.endswith(want.prompt_ends_with),
+                f"ends with {_show(want.prompt_ends_with)}",
+                shown_prompt,
             )
         )
-    prompt = call.prompt or ""
-    for needle in want.prompt_contains:
-        checks.append(
-            ("provider.prompt", needle in prompt, lambda n=needle: f"contains {_show(n)}",
-             lambda: _show(prompt))
-        )
-    for needle in want.prompt_excludes:
-        checks.append(
-            ("provider.prompt", needle not in prompt, lambda n=needle: f"excludes {_show(n)}",
-             lambda: _show(prompt))
-        )
-    if want.prompt_ends_with is not None:
-        tail = want.prompt_ends_with
-        checks.append(
-            ("provider.prompt", prompt.endswith(tail), lambda: f"ends with {_show(tail)}",
-             lambda: _show(prompt))
-        )
-    for arg in want.argv_contains:
-        checks.append(
-            ("provider.argv", arg in call.argv, lambda a=arg: f"contains {_show(a)}",
-             lambda: _show(list(call.argv)))
-        )
-    for arg in want.argv_excludes:
-        checks.append(
-            ("provider.argv", arg not in call.argv, lambda a=arg: f"excludes {_show(a)}",
-             lambda: _show(list(call.argv)))
-        )
-    for name, ok, expected, actual in checks:
-        if not ok:
-            yield Mismatch(name, expected(), actual())
+    checks += [
+        ("provider.argv", a in call.argv, f"contains {_show(a)}", shown_argv)
+        for a in want.argv_contains
+    ]
+    checks += [
+        ("provider.argv", a not in call.argv, f"excludes {_show(a)}", shown_argv)
+        for a in want.argv_excludes
+    ]
+    for name, holds, expected, actual in checks:
+        if not holds:
+            yield Mismatch(name, expected, actual)

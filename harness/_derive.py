@@ -55,7 +55,9 @@ class _Parser:
     def _name(self) -> str:
         self._skip()
         start = self.pos
-        while self.pos < len(self.text) and (self.text[self.pos].isalnum() or self.text[self.pos] == "_"):
+        while self.pos < len(self.text) and (
+            self.text[self.pos].isalnum() or self.text[self.pos] == "_"
+        ):
             self.pos += 1
         if start == self.pos:
             raise DerivationError(f"expected a type name at offset {start} in {self.text!r}")

@@ -37,7 +37,9 @@ class Driver(Protocol):
 
     name: ClassVar[str]
 
-    def argv(self, exe: str, plan: Plan, schema: Schema | None, prompt: str, work: Path) -> list[str]: ...
+    def argv(
+        self, exe: str, plan: Plan, schema: Schema | None, prompt: str, work: Path
+    ) -> list[str]: ...
 
     def parse(self, finished: Finished, plan: Plan) -> Parsed: ...
 

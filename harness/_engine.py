@@ -125,8 +125,13 @@ def verdict(result: CaseResult) -> None:
     if result.status == "failed":
         diff = "\n".join(m.render() for m in result.mismatches)
         got = result.outcome
-        summary = "" if got is None else (
-            f"\noutcome: {got.status} {got.error or ''} {got.cause or ''} {got.message or ''}"
+        summary = (
+            ""
+            if got is None
+            else (
+                f"\noutcome: {got.status} {got.error or ''} {got.cause or ''} {got.message or ''}"
+            )
         )
-        pytest.fail(f"{result.case_id} does not meet its expectation\n{diff}{summary}",
-                    pytrace=False)
+        pytest.fail(
+            f"{result.case_id} does not meet its expectation\n{diff}{summary}", pytrace=False
+        )

@@ -75,8 +75,12 @@ def _executables() -> dict[str, str]:
 def execute(scenario: Scenario, target: Target) -> CaseResult:
     """Run ``scenario`` on ``target``; never raises for a misbehaving target."""
     if scenario.seam not in target.seams:
-        return CaseResult(scenario.id, target.name, "skipped",
-                          reason=f"{target.name} does not serve the {scenario.seam.value} seam")
+        return CaseResult(
+            scenario.id,
+            target.name,
+            "skipped",
+            reason=f"{target.name} does not serve the {scenario.seam.value} seam",
+        )
     with tempfile.TemporaryDirectory(prefix="harness-") as folder:
         work = Path(folder)
         script = work / "script.json"
@@ -90,8 +94,9 @@ def execute(scenario: Scenario, target: Target) -> CaseResult:
         try:
             outcome = target.run(scenario.request, provider)
         except Exception as error:  # noqa: BLE001  (a broken target is data, not a crash)
-            return CaseResult(scenario.id, target.name, "errored",
-                              reason=f"{type(error).__name__}: {error}")
+            return CaseResult(
+                scenario.id, target.name, "errored", reason=f"{type(error).__name__}: {error}"
+            )
         outcome = outcome.observed(_records(record, work))
     mismatches = compare(scenario.expectation_for(target.kind), outcome)
     status = "failed" if mismatches else "passed"

@@ -92,12 +92,16 @@ def intake(option: SchemaOption) -> Schema:
     except JSONError as failure:
         raise SchemaRejected(f"schema document: {failure}") from None
     if not isinstance(document, dict | bool):
-        raise SchemaRejected(f"schema must be an object or a boolean, not {type(document).__name__}")
+        raise SchemaRejected(
+            f"schema must be an object or a boolean, not {type(document).__name__}"
+        )
     try:
         jsonschema.Draft202012Validator.check_schema(document)
     except SchemaError as failure:
         where = "/".join(str(p) for p in failure.absolute_path)
-        raise SchemaRejected(f"schema does not compile as Draft 2020-12 at /{where}: {failure.message}") from None
+        raise SchemaRejected(
+            f"schema does not compile as Draft 2020-12 at /{where}: {failure.message}"
+        ) from None
     return Schema(
         document=document,
         text=dumps(document),

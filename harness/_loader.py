@@ -123,19 +123,22 @@ def _schema_problem(error: ValidationError) -> tuple[tuple[str | int, ...], str]
         # the least useful explanation; prefer what went wrong inside the other.
         telling = [e for e in error.context if e.validator != "type"] or list(error.context)
         error = best_match(telling)
-    path = tuple(error.absolute_path)
+    path: tuple[str | int, ...] = tuple(error.absolute_path)
+    schema: Any = error.schema
+    instance: Any = error.instance
+    expected: Any = error.validator_value
     if error.validator == "additionalProperties":
-        allowed = set(error.schema.get("properties", {}))
-        extra = [k for k in error.instance if k not in allowed]
+        allowed = set(schema.get("properties", {}))
+        extra = [k for k in instance if k not in allowed]
         if extra:
             known = ", ".join(sorted(allowed))
             return (*path, extra[0]), f"unknown field {extra[0]!r} (known: {known})"
     if error.validator == "required":
-        missing = [k for k in error.validator_value if k not in error.instance]
+        missing = [k for k in expected if k not in instance]
         if missing:
             return (*path, missing[0]), "required field is missing"
     if error.validator == "pattern":
-        return path, f"{error.instance!r} does not match {error.validator_value!r}"
+        return path, f"{instance!r} does not match {expected!r}"
     message = error.message
     return path, message if len(message) <= 200 else message[:197] + "..."
 
@@ -197,8 +200,8 @@ class _FileLoader:
         known = registry()
         for i, clause in enumerate(doc["clauses"]):
             if clause not in known:
-                path = ("clauses", i)
-                self.problem(where.where(path), _field(path), f"unknown clause {clause!r}")
+                at: tuple[str | int, ...] = ("clauses", i)
+                self.problem(where.where(at), _field(at), f"unknown clause {clause!r}")
         request = doc["request"]
         seam = doc["seam"]
         if seam != Seam.AGENT_CLI.value:
@@ -210,15 +213,20 @@ class _FileLoader:
         # A derived type may be followed by one explicit document (SCH-08).
         given = [key for key in _SCHEMA_SOURCES if key in request and key != "schema_type"]
         if len(given) > 1:
-            path = ("request", given[1])
+            second = ("request", given[1])
             self.problem(
-                where.where(path), _field(path), f"give one schema source, not {' and '.join(given)}"
+                where.where(second),
+                _field(second),
+                f"give one schema source, not {' and '.join(given)}",
             )
         if "schema_file" in request:
             target = self.path.parent / request["schema_file"]
             if not target.is_file():
-                path = ("request", "schema_file")
-                self.problem(where.where(path), _field(path), f"no such file: {target}")
+                self.problem(
+                    where.where(("request", "schema_file")),
+                    "request.schema_file",
+                    f"no such file: {target}",
+                )
         if "provider" not in doc:
             self.problem(where.where(()), "provider", "required field is missing for agent-cli")
         else:
@@ -229,7 +237,9 @@ class _FileLoader:
                 expect = expect[part]
             if "cause" in expect and expect.get("error", "execution_error") != "execution_error":
                 path = (*expect_path, "cause")
-                self.problem(where.where(path), _field(path), "cause applies only to execution_error")
+                self.problem(
+                    where.where(path), _field(path), "cause applies only to execution_error"
+                )
             if "value" in expect and expect.get("no_value"):
                 path = (*expect_path, "no_value")
                 self.problem(where.where(path), _field(path), "contradicts 'value'")

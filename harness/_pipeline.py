@@ -86,7 +86,10 @@ def run(request: Request, provider: Provider, launcher: Launcher) -> Outcome:
     descriptor = request.descriptor or BUILTIN[request.driver]
     try:
         plan = negotiate(
-            descriptor, wants_schema=schema is not None, mode=request.mode, approval=request.approval
+            descriptor,
+            wants_schema=schema is not None,
+            mode=request.mode,
+            approval=request.approval,
         )
     except Refused as refused:
         return Outcome.failed(refused.kind, str(refused))

@@ -72,8 +72,8 @@ class Report:
     def coverage(self) -> list[dict[str, Any]]:
         by_clause: dict[str, list[str]] = {}
         for scenario in self.scenarios:
-            for clause in scenario.clauses:
-                by_clause.setdefault(clause, []).append(scenario.id)
+            for cited in scenario.clauses:
+                by_clause.setdefault(cited, []).append(scenario.id)
         rows = []
         for clause in registry().values():
             ids = by_clause.get(clause.id, [])
@@ -187,7 +187,12 @@ def coverage(report: Report) -> str:
     lines += [f"{covered} of {len(rows)} clauses have at least one scenario.", ""]
     titles = families()
     for family, title in titles.items():
-        lines += [f"## {family}: {title}", "", "| clause | seam | scenarios | status |", "|---|---|---|---|"]
+        lines += [
+            f"## {family}: {title}",
+            "",
+            "| clause | seam | scenarios | status |",
+            "|---|---|---|---|",
+        ]
         for row in rows:
             if row["family"] != family:
                 continue
@@ -217,7 +222,9 @@ def _expected(scenario: Scenario) -> list[str]:
     if e.launches is not None:
         out.append(f"provider launches: {e.launches}")
     for d in e.diagnostics or e.diagnostics_contain:
-        out.append(f"diagnostic at `{d.path or '/'}`: {d.message or d.message_contains or ''}".rstrip(": "))
+        out.append(
+            f"diagnostic at `{d.path or '/'}`: {d.message or d.message_contains or ''}".rstrip(": ")
+        )
     if e.provider is not None:
         if e.provider.output_format:
             out.append(f"provider output format: `{e.provider.output_format}`")
@@ -246,8 +253,10 @@ def catalogue(report: Report) -> str:
             lines += ["", s.description, ""]
             lines += [f"- {item}" for item in _expected(s)]
             for kind, override in s.by_target:
-                lines.append(f"- on `{kind}` targets the expectation differs: "
-                             f"`{override.error or override.status}`")
+                lines.append(
+                    f"- on `{kind}` targets the expectation differs: "
+                    f"`{override.error or override.status}`"
+                )
     return "\n".join(lines) + "\n"
 
 
@@ -257,15 +266,17 @@ def junit(report: Report) -> str:
         cases = [r for r in report.results if r.target == target]
         counts = Counter(r.status for r in cases)
         lines.append(
-            f"  <testsuite name={quoteattr(target)} tests=\"{len(cases)}\" "
-            f"failures=\"{counts['failed']}\" errors=\"{counts['errored']}\" "
-            f"skipped=\"{counts['skipped']}\">"
+            f'  <testsuite name={quoteattr(target)} tests="{len(cases)}" '
+            f'failures="{counts["failed"]}" errors="{counts["errored"]}" '
+            f'skipped="{counts["skipped"]}">'
         )
         for r in cases:
-            lines.append(f"    <testcase classname={quoteattr(target)} name={quoteattr(r.scenario)}>")
+            lines.append(
+                f"    <testcase classname={quoteattr(target)} name={quoteattr(r.scenario)}>"
+            )
             body = "\n".join(m.render() for m in r.mismatches)
             if r.status == "failed":
-                lines.append(f"      <failure message=\"outcome differs\">{escape(body)}</failure>")
+                lines.append(f'      <failure message="outcome differs">{escape(body)}</failure>')
             elif r.status == "errored":
                 lines.append(f"      <error message={quoteattr(r.reason or '')}/>")
             elif r.status == "skipped":

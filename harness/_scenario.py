@@ -102,7 +102,9 @@ class Request:
             "driver": self.driver,
             "prompt": self.prompt,
             "schema": None if self.schema is None else self.schema.decode("utf-8", "replace"),
-            "schema_type": None if st is None else {
+            "schema_type": None
+            if st is None
+            else {
                 "root": st.root,
                 "types": {name: dict(fields) for name, fields in st.types},
                 "inline_references": st.inline_references,

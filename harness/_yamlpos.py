@@ -74,14 +74,14 @@ class _Builder:
         if isinstance(node, yaml.SequenceNode):
             return [self.build(item, (*path, i)) for i, item in enumerate(node.value)]
         try:
-            return self.loader.construct_object(node, deep=True)  # type: ignore[no-untyped-call]
+            return self.loader.construct_object(node, deep=True)
         except yaml.constructor.ConstructorError as error:
             line, column = _mark(node)
             problem = error.problem or "cannot construct value"
             raise YAMLProblem(line, column, path, problem) from None
 
     def _mapping(self, node: yaml.MappingNode, path: Path) -> dict[str, Any]:
-        self.loader.flatten_mapping(node)  # type: ignore[no-untyped-call]
+        self.loader.flatten_mapping(node)
         result: dict[str, Any] = {}
         for key_node, value_node in node.value:
             line, column = _mark(key_node)
@@ -114,4 +114,4 @@ def load(text: str) -> Located:
     except yaml.YAMLError as error:
         raise YAMLProblem(1, 1, (), f"invalid YAML: {error}") from None
     finally:
-        loader.dispose()  # type: ignore[no-untyped-call]
+        loader.dispose()

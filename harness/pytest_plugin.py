@@ -8,31 +8,51 @@ It activates only when a test asks for the ``harness_case`` parameter (see
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-from harness import _engine
+if TYPE_CHECKING:
+    from harness._engine import Session
 
-_SESSION = pytest.StashKey[_engine.Session]()
+# pytest imports plugins before coverage starts, so the harness itself is
+# imported inside the hooks, only in sessions that use it.
+_SESSION = pytest.StashKey["Session"]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("harness", "structured-output conformance harness")
-    group.addoption("--harness-scenarios", action="append", default=[], metavar="PATH",
-                    help="scenario files or folders (default: ./scenarios)")
-    group.addoption("--harness-target", action="append", default=[], metavar="SPEC",
-                    help="target to run the catalogue against (repeatable; default: reference)")
-    group.addoption("--harness-reports", default=None, metavar="DIR",
-                    help="write the reports into DIR at the end of the session")
+    group.addoption(
+        "--harness-scenarios",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="scenario files or folders (default: ./scenarios)",
+    )
+    group.addoption(
+        "--harness-target",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="target to run the catalogue against (repeatable; default: reference)",
+    )
+    group.addoption(
+        "--harness-reports",
+        default=None,
+        metavar="DIR",
+        help="write the reports into DIR at the end of the session",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    from harness import _engine, _targets  # noqa: PLC0415  (see the note at the top)
+
     base = config.invocation_params.dir
     paths = config.getoption("harness_scenarios") or ["scenarios"]
     reports = config.getoption("harness_reports")
     config.stash[_SESSION] = _engine.Session(
         paths=tuple(base / p for p in paths),
-        targets=tuple(config.getoption("harness_target") or _engine._targets.DEFAULT_TARGETS),
+        targets=tuple(config.getoption("harness_target") or _targets.DEFAULT_TARGETS),
         root=base,
         reports=None if reports is None else base / reports,
     )
@@ -41,13 +61,15 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "harness_case" in metafunc.fixturenames:
-        metafunc.parametrize("harness_case", metafunc.config.stash[_SESSION].params(metafunc.config))
+        metafunc.parametrize(
+            "harness_case", metafunc.config.stash[_SESSION].params(metafunc.config)
+        )
 
 
 class _Results:
     """Collects case results as reports arrive and writes the reports at the end."""
 
-    def __init__(self, session: _engine.Session) -> None:
+    def __init__(self, session: Session) -> None:
         self.session = session
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:

@@ -54,8 +54,12 @@ def _replay(scenario: Scenario, tmp_path: Path) -> providers_fake.Replay:
         raw = (request.schema or b"").decode()
         argv = ["-p", "--output-format", "json", "--json-schema", raw, request.prompt]
         return providers_fake.replay(request.driver, argv, env)
-    plan = negotiate(BUILTIN[request.driver], wants_schema=schema is not None,
-                     mode=request.mode, approval=request.approval)
+    plan = negotiate(
+        BUILTIN[request.driver],
+        wants_schema=schema is not None,
+        mode=request.mode,
+        approval=request.approval,
+    )
     argv = driver_for(request.driver).argv("fake", plan, schema, request.prompt, tmp_path)
     return providers_fake.replay(request.driver, argv[1:], env)
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from harness import _engine
 from harness._cli import main
 
 GOOD = """\
@@ -39,49 +40,143 @@ def _broken(old: str, new: str) -> str:
 
 CASES = [
     # (name, document, line, field, message fragment)
-    ("yaml-syntax", _broken("title: A good scenario", "title: [unclosed"), 3, "<document>",
-     "invalid YAML"),
-    ("duplicate-key", _broken("tags: [codex]", "tags: [codex]\ntags: [again]"), 6, "tags",
-     "duplicate key 'tags'"),
-    ("unsafe-tag", _broken("title: A good scenario", "title: !!python/object/apply:os.system [ls]"),
-     2, "title", "is not allowed"),
+    (
+        "yaml-syntax",
+        _broken("title: A good scenario", "title: [unclosed"),
+        3,
+        "<document>",
+        "invalid YAML",
+    ),
+    (
+        "duplicate-key",
+        _broken("tags: [codex]", "tags: [codex]\ntags: [again]"),
+        6,
+        "tags",
+        "duplicate key 'tags'",
+    ),
+    (
+        "unsafe-tag",
+        _broken("title: A good scenario", "title: !!python/object/apply:os.system [ls]"),
+        2,
+        "title",
+        "is not allowed",
+    ),
     ("not-a-mapping", "- just\n- a list\n", 1, "<document>", "must be a mapping"),
     ("empty-file", "", 1, "<document>", "must be a mapping"),
-    ("missing-title", _broken("title: A good scenario\n", ""), 1, "title",
-     "required field is missing"),
-    ("unknown-field", _broken("tags: [codex]", "tags: [codex]\ndescripton: typo"), 6,
-     "descripton", "unknown field 'descripton'"),
-    ("wrong-type", _broken("clauses: [CDX-01]", "clauses: CDX-01"), 4, "clauses",
-     "is not of type 'array'"),
+    (
+        "missing-title",
+        _broken("title: A good scenario\n", ""),
+        1,
+        "title",
+        "required field is missing",
+    ),
+    (
+        "unknown-field",
+        _broken("tags: [codex]", "tags: [codex]\ndescripton: typo"),
+        6,
+        "descripton",
+        "unknown field 'descripton'",
+    ),
+    (
+        "wrong-type",
+        _broken("clauses: [CDX-01]", "clauses: CDX-01"),
+        4,
+        "clauses",
+        "is not of type 'array'",
+    ),
     ("bad-id", _broken("id: a-good-scenario", "id: Not A Good Id"), 1, "id", "does not match"),
-    ("unknown-clause", _broken("clauses: [CDX-01]", "clauses: [CDX-01, CDX-99]"), 4,
-     "clauses[1]", "unknown clause 'CDX-99'"),
-    ("unknown-seam", _broken("seam: agent-cli", "seam: agent_cli"), 6, "seam",
-     "is not one of"),
-    ("unknown-driver", _broken("driver: codex", "driver: gemini"), 8, "request.driver",
-     "is not one of"),
-    ("unknown-event", _broken("thread.started, turn.started", "thread.started, turn.begun"), 11,
-     "provider.steps[1]", "unknown codex event 'turn.begun'"),
-    ("step-two-keys", _broken("{agent_message: '{}'}", "{raw: x, stderr: y}"), 11,
-     "provider.steps[2]", "has too many properties"),
-    ("negative-sleep", _broken("{agent_message: '{}'}", "{sleep: -1}"), 11,
-     "provider.steps[2].sleep", "less than the minimum"),
-    ("missing-schema-file", _broken("schema: {type: object}", "schema_file: nowhere.json"), 9,
-     "request.schema_file", "no such file"),
-    ("two-schema-sources", _broken("schema: {type: object}", "schema: {}\n  schema_text: '{}'"),
-     10, "request.schema_text", "give one schema source"),
-    ("unknown-error-kind", _broken("status: ok", "error: kaboom"), 13, "expect.error",
-     "is not one of"),
-    ("cause-without-execution-error", _broken("status: ok", "error: policy_violation\n  cause: signal"),
-     14, "expect.cause", "cause applies only to execution_error"),
-    ("value-and-no-value", _broken("status: ok", "value: 1\n  no_value: true"), 14,
-     "expect.no_value", "contradicts 'value'"),
-    ("bad-target-key", _broken("status: ok", "status: ok\nby_target: {Bad_Kind: {}}"), 14,
-     "by_target", "does not match"),
-    ("timeout-too-long", _broken("driver: codex", "driver: codex\n  timeout: 1000"), 9,
-     "request.timeout", "greater than the maximum"),
-    ("unknown-signal", _broken("turn.completed]", "turn.completed]\n  signal: SIGFOO"), 12,
-     "provider.signal", "is not one of"),
+    (
+        "unknown-clause",
+        _broken("clauses: [CDX-01]", "clauses: [CDX-01, CDX-99]"),
+        4,
+        "clauses[1]",
+        "unknown clause 'CDX-99'",
+    ),
+    ("unknown-seam", _broken("seam: agent-cli", "seam: agent_cli"), 6, "seam", "is not one of"),
+    (
+        "unknown-driver",
+        _broken("driver: codex", "driver: gemini"),
+        8,
+        "request.driver",
+        "is not one of",
+    ),
+    (
+        "unknown-event",
+        _broken("thread.started, turn.started", "thread.started, turn.begun"),
+        11,
+        "provider.steps[1]",
+        "unknown codex event 'turn.begun'",
+    ),
+    (
+        "step-two-keys",
+        _broken("{agent_message: '{}'}", "{raw: x, stderr: y}"),
+        11,
+        "provider.steps[2]",
+        "has too many properties",
+    ),
+    (
+        "negative-sleep",
+        _broken("{agent_message: '{}'}", "{sleep: -1}"),
+        11,
+        "provider.steps[2].sleep",
+        "less than the minimum",
+    ),
+    (
+        "missing-schema-file",
+        _broken("schema: {type: object}", "schema_file: nowhere.json"),
+        9,
+        "request.schema_file",
+        "no such file",
+    ),
+    (
+        "two-schema-sources",
+        _broken("schema: {type: object}", "schema: {}\n  schema_text: '{}'"),
+        10,
+        "request.schema_text",
+        "give one schema source",
+    ),
+    (
+        "unknown-error-kind",
+        _broken("status: ok", "error: kaboom"),
+        13,
+        "expect.error",
+        "is not one of",
+    ),
+    (
+        "cause-without-execution-error",
+        _broken("status: ok", "error: policy_violation\n  cause: signal"),
+        14,
+        "expect.cause",
+        "cause applies only to execution_error",
+    ),
+    (
+        "value-and-no-value",
+        _broken("status: ok", "value: 1\n  no_value: true"),
+        14,
+        "expect.no_value",
+        "contradicts 'value'",
+    ),
+    (
+        "bad-target-key",
+        _broken("status: ok", "status: ok\nby_target: {Bad_Kind: {}}"),
+        14,
+        "by_target",
+        "does not match",
+    ),
+    (
+        "timeout-too-long",
+        _broken("driver: codex", "driver: codex\n  timeout: 1000"),
+        9,
+        "request.timeout",
+        "greater than the maximum",
+    ),
+    (
+        "unknown-signal",
+        _broken("turn.completed]", "turn.completed]\n  signal: SIGFOO"),
+        12,
+        "provider.signal",
+        "is not one of",
+    ),
 ]
 
 
@@ -90,7 +185,11 @@ CASES = [
     [pytest.param(*case[1:], id=case[0]) for case in CASES],
 )
 def test_one_clear_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], document: str, line: int, field: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    document: str,
+    line: int,
+    field: str,
     fragment: str,
 ) -> None:
     path = tmp_path / "broken.yaml"
@@ -153,8 +252,6 @@ def test_catalogue_lints_clean(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_run_and_pytest_surface_the_same_line(tmp_path: Path) -> None:
-    from harness import _engine
-
     path = tmp_path / "broken.yaml"
     path.write_text(_broken("clauses: [CDX-01]", "clauses: [CDX-99]"))
     session = _engine.Session((path,), ("reference",), tmp_path, None)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from syrupy.assertion import SnapshotAssertion
 
 from harness import _loader, _report, _targets
 from harness._execute import execute
+from harness._scenario import Expectation, Json
 
 
 def _build(catalogue: _loader.Loaded, root: Path) -> _report.Report:
@@ -58,10 +60,6 @@ def test_matrix_links_failures_and_counts(catalogue: _loader.Loaded) -> None:
 
 
 def test_failure_is_linked_with_a_diff(catalogue: _loader.Loaded) -> None:
-    from dataclasses import replace
-
-    from harness._scenario import Expectation, Json
-
     scenario = next(s for s in catalogue.scenarios if s.id == "codex-happy")
     wrong = replace(scenario, expect=Expectation(value=Json.of({"cause": "other"})))
     result = execute(wrong, _targets.create("reference-inproc"))
