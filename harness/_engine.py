@@ -10,6 +10,7 @@ case's result rides back to the controlling process in ``user_properties``
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ import pytest
 
 from harness import _loader, _report, _targets
 from harness._compare import Mismatch
-from harness._execute import CaseResult, execute
+from harness._execute import STATUSES, CaseResult, execute
 from harness._outcome import Outcome
 from harness._scenario import Scenario
 from harness.exceptions import Problem
@@ -107,6 +108,19 @@ class Session:
         for name, value in report.user_properties:
             if name == RESULT_PROPERTY:
                 self.results.append(result_from_json(str(value)))
+
+    def summary_lines(self) -> list[str]:
+        """One line per target with its counts, then any rejected scenario files."""
+        if not self.results and not (self.loaded and self.loaded.problems):
+            return []
+        lines = []
+        for target in sorted({r.target for r in self.results}):
+            counts = Counter(r.status for r in self.results if r.target == target)
+            shown = ", ".join(f"{counts.get(status, 0)} {status}" for status in STATUSES)
+            lines.append(f"harness: {target}: {shown}")
+        if self.loaded is not None:
+            lines += [f"harness: rejected {problem}" for problem in self.loaded.problems]
+        return lines
 
     def finish(self) -> list[Path]:
         if self.reports is None:

@@ -71,15 +71,19 @@ class _Results:
 
     def __init__(self, session: Session) -> None:
         self.session = session
+        self.written: list[Path] = []
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when == "call":
             self.session.record(report)
 
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        for line in self.session.summary_lines():
+            terminalreporter.write_line(line)
+        if self.written:
+            terminalreporter.write_line(f"harness: reports written to {self.written[0].parent}")
+
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if hasattr(session.config, "workerinput"):
             return
-        written = self.session.finish()
-        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-        if written and reporter is not None:
-            reporter.write_line(f"reports written to {Path(written[0]).parent}")
+        self.written = self.session.finish()
