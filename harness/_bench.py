@@ -54,12 +54,14 @@ def _median_start(argv: list[str], env: dict[str, str] | None = None) -> float:
 
 def startup() -> dict[str, float]:
     """Median start-up in ms of bare Python and of each fake replaying one line."""
-    figures = {"python -c pass": _median_start([sys.executable, "-c", "pass"])}
+    # The same minimal environment for every command, bare Python included.
+    base = {"PATH": "/usr/bin:/bin"}
+    figures = {"python -c pass": _median_start([sys.executable, "-c", "pass"], base)}
     with tempfile.TemporaryDirectory() as folder:
         for cli, exe in EXECUTABLES.items():
             script = Path(folder) / f"{cli}.json"
             script.write_text(json.dumps({"cli": cli, "seed": "bench", "steps": []}))
-            env = {"PATH": "/usr/bin:/bin", providers_fake.SCRIPT_ENV: str(script)}
+            env = {**base, providers_fake.SCRIPT_ENV: str(script)}
             argv = {"codex": ["exec", "--json", "hi"]}.get(
                 cli, ["-p", "--output-format", "json", "hi"]
             )

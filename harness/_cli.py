@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from harness import _loader
+from harness import _loader, _targets
 from harness._clauses import registry
 from harness.exceptions import HarnessError
 
@@ -86,6 +86,8 @@ def show(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     import pytest  # noqa: PLC0415  (lint, list and show start faster without it)
 
+    for target in args.target:
+        _targets.create(target)  # a bad spec is one clear line, before pytest starts
     argv = ["--pyargs", "harness.testing", "-p", "no:cacheprovider", "-q", "-rfE"]
     argv += ["--rootdir", str(Path.cwd())]
     for path in _paths(args.paths):

@@ -1,0 +1,139 @@
+"""The ``harness`` command: each subcommand end to end, and no tracebacks for bad input."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from harness import _targets
+from harness._cli import main
+from harness._execute import execute
+from harness._loader import Loaded
+from harness.exceptions import NoSuchTarget
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_list_prints_every_scenario(capsys: pytest.CaptureFixture[str], catalogue: Loaded) -> None:
+    assert main(["list", str(ROOT / "scenarios")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == len(catalogue.scenarios)
+    assert any(line.startswith("codex-happy ") for line in out)
+
+
+def test_list_filters_by_tag(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["list", str(ROOT / "scenarios"), "--tag", "cursor"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out
+    assert all("cursor" in line for line in out)
+
+
+def test_show_documents_a_scenario(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["show", "claude-prose-twice", str(ROOT / "scenarios")]) == 0
+    out = capsys.readouterr().out
+    assert "claude-prose-twice: " in out
+    assert "CLA-02: Success without structured_output is no candidate" in out
+    assert "replays capture: claude-prose-twice" in out
+    assert "  - enforce_reminder" in out
+
+
+def test_show_unknown_id(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["show", "no-such-scenario", str(ROOT / "scenarios")]) == 2
+    assert "no scenario with id 'no-such-scenario'" in capsys.readouterr().err
+
+
+def test_run_subset_writes_reports_and_junit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    reports = tmp_path / "reports"
+    junit = tmp_path / "pytest-junit.xml"
+    code = main(
+        [
+            "run",
+            str(ROOT / "scenarios"),
+            "--target",
+            "reference-inproc",
+            "-k",
+            "codex-happy",
+            "--reports",
+            str(reports),
+            "--",
+            f"--junitxml={junit}",
+        ]
+    )
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "harness: reference-inproc: 1 passed, 0 failed, 0 errored, 0 skipped" in out
+    document = json.loads((reports / "report.json").read_text())
+    assert [c["scenario"] for c in document["cases"]] == ["codex-happy"]
+    assert junit.exists()
+    assert (reports / "junit.xml").read_text().count("<testcase ") == 1
+
+
+def test_run_by_tag(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(
+        [
+            "run",
+            str(ROOT / "scenarios"),
+            "--target",
+            "reference-inproc",
+            "--tag",
+            "codebuddy",
+            "--reports",
+            "",
+        ]
+    )
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "harness: reference-inproc: 8 passed" in out
+
+
+def test_run_with_a_broken_file_reports_it_without_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("id: x\ntitle: [\n")
+    code = main(["run", str(broken), "--target", "reference-inproc", "--reports", ""])
+    assert code == 1
+    out = capsys.readouterr().out
+    assert f"{broken}:3:1: <document>: invalid YAML" in out
+    assert "Traceback" not in out
+
+
+def test_unknown_target_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", str(ROOT / "scenarios"), "--target", "nonsense"]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.startswith("harness: unknown target 'nonsense' (known: ")
+    assert "Traceback" not in captured.out + captured.err
+
+
+def test_python_target_that_raises_is_errored(catalogue: Loaded) -> None:
+    target = _targets.create("python:tests.adaptors:explodes")
+    scenario = catalogue.scenarios[0]
+    result = execute(scenario, target)
+    assert result.status == "errored"
+    assert result.reason == "RuntimeError: adaptor bug"
+
+
+def test_python_target_with_garbage_answer_is_errored(catalogue: Loaded) -> None:
+    target = _targets.create("python:tests.adaptors:garbage")
+    result = execute(catalogue.scenarios[0], target)
+    assert result.status == "errored"
+    assert result.reason is not None
+    assert "invalid outcome" in result.reason
+
+
+def test_python_target_wrapping_the_reference_passes(catalogue: Loaded) -> None:
+    target = _targets.create("python:tests.adaptors:reference")
+    for scenario in catalogue.scenarios:
+        assert execute(scenario, target).status == "passed", scenario.id
+
+
+def test_python_target_spec_errors() -> None:
+    with pytest.raises(NoSuchTarget, match=re.escape("python:package.module:function")):
+        _targets.create("python:nomodule")
+    with pytest.raises(NoSuchTarget, match="cannot load it"):
+        _targets.create("python:tests.adaptors:missing")
