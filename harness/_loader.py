@@ -22,26 +22,13 @@ from typing import Any
 import jsonschema
 from jsonschema.exceptions import ValidationError, best_match
 
-import providers_fake
-from harness import _yamlpos
+from harness import _seam_agent_cli, _seams, _yamlpos  # noqa: F401  (seams register)
 from harness._clauses import registry
 from harness._scenario import (
-    Descriptor,
-    DiagnosticExpectation,
-    Expectation,
-    Json,
-    ProviderExpectation,
-    Request,
     Scenario,
-    SchemaType,
-    Script,
     Seam,
-    Step,
 )
 from harness.exceptions import Problem
-
-_SPECIAL_STEPS = frozenset({"line", "raw", "stderr", "sleep", "hang"})
-_SCHEMA_SOURCES = ("schema", "schema_text", "schema_file", "schema_type")
 
 
 @cache
@@ -93,22 +80,12 @@ class _Positions:
         return marks.get(self.prefix, (1, 1))
 
 
-def _merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
-    merged = dict(base)
-    for key, value in override.items():
-        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
-            merged[key] = _merge(merged[key], value)
-        else:
-            merged[key] = value
-    return merged
-
-
 def _merge_case(base: Mapping[str, Any], case: Mapping[str, Any]) -> dict[str, Any]:
     """A family case over the shared fields; its own schema source replaces the family's."""
-    merged = _merge(base, case)
+    merged = _seams.merge(dict(base), dict(case))
     own = case.get("request")
     if isinstance(own, Mapping) and isinstance(merged.get("request"), dict):
-        documents = [k for k in _SCHEMA_SOURCES if k != "schema_type"]
+        documents = ["schema", "schema_text", "schema_file"]
         if any(k in own for k in documents):
             for key in documents:
                 if key not in own:
@@ -202,171 +179,33 @@ class _FileLoader:
             if clause not in known:
                 at: tuple[str | int, ...] = ("clauses", i)
                 self.problem(where.where(at), _field(at), f"unknown clause {clause!r}")
-        request = doc["request"]
-        seam = doc["seam"]
-        if seam != Seam.AGENT_CLI.value:
-            self.problem(where.where(("seam",)), "seam", f"seam {seam!r} is not runnable yet")
+        seam = _seams.LOADERS.get(doc["seam"])
+        if seam is None:
+            self.problem(where.where(("seam",)), "seam", f"seam {doc['seam']!r} has no loader yet")
             return
-        if "driver" not in request:
-            self.problem(where.where(("request",)), "request.driver", "required field is missing")
-            return
-        # A derived type may be followed by one explicit document (SCH-08).
-        given = [key for key in _SCHEMA_SOURCES if key in request and key != "schema_type"]
-        if len(given) > 1:
-            second = ("request", given[1])
-            self.problem(
-                where.where(second),
-                _field(second),
-                f"give one schema source, not {' and '.join(given)}",
-            )
-        if "schema_file" in request:
-            target = self.path.parent / request["schema_file"]
-            if not target.is_file():
-                self.problem(
-                    where.where(("request", "schema_file")),
-                    "request.schema_file",
-                    f"no such file: {target}",
-                )
-        if "provider" not in doc:
-            self.problem(where.where(()), "provider", "required field is missing for agent-cli")
-        else:
-            self._steps(doc["provider"]["steps"], request["driver"], where)
-        for expect_path in [("expect",)] + [("by_target", k) for k in doc.get("by_target", {})]:
-            expect = doc
-            for part in expect_path:
-                expect = expect[part]
-            if "cause" in expect and expect.get("error", "execution_error") != "execution_error":
-                path = (*expect_path, "cause")
-                self.problem(
-                    where.where(path), _field(path), "cause applies only to execution_error"
-                )
-            if "value" in expect and expect.get("no_value"):
-                path = (*expect_path, "no_value")
-                self.problem(where.where(path), _field(path), "contradicts 'value'")
 
-    def _steps(self, steps: list[Any], cli: str, where: _Positions) -> None:
-        events = providers_fake.event_names(cli)
-        for i, step in enumerate(steps):
-            name = step if isinstance(step, str) else next(iter(step))
-            if name not in events and name not in _SPECIAL_STEPS:
-                path = ("provider", "steps", i)
-                self.problem(
-                    where.where(path),
-                    _field(path),
-                    f"unknown {cli} event {name!r} (known: {', '.join(sorted(events))})",
-                )
+        def problem(path: tuple[str | int, ...], message: str) -> None:
+            self.problem(where.where(path), _field(path), message)
+
+        seam.check(doc, self.path.parent, problem)
 
     def _build(self, doc: dict[str, Any], where: _Positions) -> Scenario:
-        request = doc["request"]
-        script = None
-        if "provider" in doc:
-            provider = doc["provider"]
-            script = Script(
-                cli=request["driver"],
-                steps=tuple(_step(step) for step in provider["steps"]),
-                exit=provider.get("exit"),
-                signal=provider.get("signal"),
-                json_shape=provider.get("json_shape"),
-            )
-        base = doc["expect"]
+        parts = _seams.LOADERS[doc["seam"]].parts(doc, self.path.parent)
         return Scenario(
             id=doc["id"],
             title=doc["title"].strip(),
             description=" ".join(doc["description"].split()),
             clauses=tuple(doc["clauses"]),
             seam=Seam(doc["seam"]),
-            request=self._request(request),
-            expect=_expectation(base),
-            by_target=tuple(
-                (kind, _expectation(_merge(base, override)))
-                for kind, override in sorted(doc.get("by_target", {}).items())
-            ),
+            request=parts.request,
+            expect=parts.expect,
+            by_target=parts.by_target,
             path=self.path,
             line=where.where(("id",))[0],
             tags=tuple(doc.get("tags", ())),
             capture=doc.get("capture"),
-            script=script,
+            script=parts.script,
         )
-
-    def _request(self, raw: dict[str, Any]) -> Request:
-        schema: bytes | None = None
-        if "schema" in raw:
-            schema = json.dumps(raw["schema"], ensure_ascii=False).encode()
-        elif "schema_text" in raw:
-            schema = raw["schema_text"].encode()
-        elif "schema_file" in raw:
-            schema = (self.path.parent / raw["schema_file"]).read_bytes()
-        schema_type = None
-        if "schema_type" in raw:
-            spec = raw["schema_type"]
-            schema_type = SchemaType(
-                root=spec["root"],
-                types=tuple(
-                    (name, tuple(fields.items())) for name, fields in spec.get("types", {}).items()
-                ),
-                inline_references=spec.get("inline_references", False),
-            )
-        descriptor = None
-        if "descriptor" in raw:
-            descriptor = Descriptor(**{"native": False, "prompt": False, **raw["descriptor"]})
-        return Request(
-            driver=raw["driver"],
-            prompt=raw.get("prompt", Request.prompt),
-            schema=schema,
-            schema_type=schema_type,
-            schema_format=raw.get("schema_format", "json_schema"),
-            schema_name=raw.get("schema_name"),
-            schema_description=raw.get("schema_description"),
-            on_invalid=raw.get("on_invalid", "fail"),
-            mode=raw.get("mode", "run"),
-            approval=raw.get("approval", "auto"),
-            descriptor=descriptor,
-            timeout=float(raw.get("timeout", Request.timeout)),
-            mutate_schema_after_build=raw.get("mutate_schema_after_build", False),
-        )
-
-
-def _step(raw: str | dict[str, Any]) -> Step:
-    if isinstance(raw, str):
-        return Step(raw)
-    [(kind, arg)] = raw.items()
-    return Step(kind, None if arg is None else Json.of(arg))
-
-
-def _diagnostics(raw: list[dict[str, str]]) -> tuple[DiagnosticExpectation, ...]:
-    return tuple(DiagnosticExpectation(**each) for each in raw)
-
-
-def _expectation(raw: dict[str, Any]) -> Expectation:
-    provider = None
-    if "provider" in raw:
-        p = raw["provider"]
-        provider = ProviderExpectation(
-            output_format=p.get("output_format"),
-            schema=Json.of(p["schema"]) if "schema" in p else None,
-            no_schema=p.get("no_schema", False),
-            prompt_contains=tuple(p.get("prompt_contains", ())),
-            prompt_excludes=tuple(p.get("prompt_excludes", ())),
-            prompt_ends_with=p.get("prompt_ends_with"),
-            argv_contains=tuple(p.get("argv_contains", ())),
-            argv_excludes=tuple(p.get("argv_excludes", ())),
-        )
-    return Expectation(
-        status=raw.get("status"),
-        error=raw.get("error"),
-        cause=raw.get("cause"),
-        message_contains=raw.get("message_contains"),
-        value=Json.of(raw["value"]) if "value" in raw else None,
-        no_value=raw.get("no_value", False),
-        text=Json.of(raw["text"]) if "text" in raw else None,
-        text_contains=raw.get("text_contains"),
-        mechanism=Json.of(raw["mechanism"]) if "mechanism" in raw else None,
-        diagnostics=_diagnostics(raw["diagnostics"]) if "diagnostics" in raw else None,
-        diagnostics_contain=_diagnostics(raw.get("diagnostics_contain", [])),
-        launches=raw.get("launches"),
-        raw=Json.of(raw["raw"]) if "raw" in raw else None,
-        provider=provider,
-    )
 
 
 def scenario_files(paths: Iterable[Path]) -> Iterator[Path]:
