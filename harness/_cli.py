@@ -89,6 +89,8 @@ def run(args: argparse.Namespace) -> int:
     for target in args.target:
         _targets.create(target)  # a bad spec is one clear line, before pytest starts
     argv = ["--pyargs", "harness.testing", "-p", "no:cacheprovider", "-q", "-rfE"]
+    # The CLI has imported the harness already; pytest need not say it cannot rewrite it.
+    argv += ["-W", "ignore::pytest.PytestAssertRewriteWarning"]
     argv += ["--rootdir", str(Path.cwd())]
     for path in _paths(args.paths):
         argv += ["--harness-scenarios", str(path)]
@@ -96,6 +98,8 @@ def run(args: argparse.Namespace) -> int:
         argv += ["--harness-target", target]
     if args.reports:
         argv += ["--harness-reports", args.reports]
+    if args.baselines:
+        argv += ["--harness-baselines", args.baselines]
     if args.k:
         argv += ["-k", args.k]
     if args.tag:
@@ -110,6 +114,40 @@ def bench(args: argparse.Namespace) -> int:
     from harness import _bench  # noqa: PLC0415  (only the benchmark needs it)
 
     return _bench.main(args.scenarios, args.repeat)
+
+
+def baseline(args: argparse.Namespace) -> int:
+    from harness import _baseline, _engine, _execute  # noqa: PLC0415  (only this command)
+
+    target = _targets.create(args.target)
+    if _engine.baseline_path(Path("baselines"), target.name) is None:
+        print(f"harness: give the target a short name: NAME={args.target}", file=sys.stderr)
+        return 2
+    loaded = _loader.load(_paths(args.paths))
+    for problem in loaded.problems:
+        print(problem, file=sys.stderr)
+    if loaded.problems:
+        return 2
+    try:
+        results = [_execute.execute(s, target) for s in loaded.scenarios]
+    finally:
+        _targets.close_all()
+        close = getattr(target, "close", None)
+        if close is not None:
+            close()
+    text = _baseline.render(target.name, results)
+    out = Path(args.out or f"baselines/{target.name}.yaml")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
+    failing = sum(r.status in {"failed", "errored"} for r in results)
+    print(f"wrote {out}: {failing} known failure(s) of {len(results)} scenarios")
+    return 0
+
+
+def serve(args: argparse.Namespace) -> int:
+    from harness import _serve  # noqa: PLC0415  (only the protocol server needs it)
+
+    return _serve.main()
 
 
 def parser() -> argparse.ArgumentParser:
@@ -137,8 +175,22 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--tag", action="append", default=[], help="only scenarios with this tag")
     p.add_argument("--reports", default="reports", help="folder for the reports ('' for none)")
     p.add_argument("-n", "--workers", default=None, help="pytest-xdist workers")
+    p.add_argument(
+        "--baselines", default=None, help="folder of per-target baselines (default: ./baselines)"
+    )
     p.epilog = "Arguments after a bare -- are passed to pytest (e.g. -- --junitxml=out.xml)."
     p.set_defaults(func=run)
+
+    p = sub.add_parser("baseline", help="write a baseline of a target's current failures")
+    p.add_argument("paths", nargs="*")
+    p.add_argument("--target", required=True, help="NAME=SPEC: the target and its short name")
+    p.add_argument("-o", "--out", default=None, help="file to write (default baselines/NAME.yaml)")
+    p.set_defaults(func=baseline)
+
+    p = sub.add_parser(
+        "serve", help="serve the reference adaptor over the JSON-lines target protocol"
+    )
+    p.set_defaults(func=serve)
 
     p = sub.add_parser("bench", help="measure per-scenario cost and fake start-up time")
     p.add_argument("scenarios", nargs="?", default="scenarios")

@@ -10,14 +10,16 @@ case's result rides back to the controlling process in ``user_properties``
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from harness import _loader, _report, _targets
+from harness import _baseline, _loader, _report, _targets
 from harness._compare import Mismatch
 from harness._execute import STATUSES, CaseResult, execute
 from harness._outcome import Outcome
@@ -34,10 +36,30 @@ class Case:
     scenario: Scenario | None
     target: str
     problem: Problem | None = None
+    baseline: _baseline.Baseline | None = None
 
     def run(self) -> CaseResult:
         assert self.scenario is not None
-        return execute(self.scenario, _targets.create(self.target))
+        result = execute(self.scenario, _targets.shared(self.target))
+        verdict, note = _baseline.judge(result, self.baseline)
+        return replace(result, verdict=verdict, note=note or None)
+
+
+def baseline_path(folder: Path, target_name: str) -> Path | None:
+    """Where the baseline of a target lives, if its name can be a file name."""
+    if not re.fullmatch(r"[a-z][a-z0-9-]*", target_name):
+        return None
+    return folder / f"{target_name}.yaml"
+
+
+def baseline_for(
+    folder: Path, target_name: str, known: Iterable[str]
+) -> tuple[_baseline.Baseline | None, list[Problem]]:
+    """The target's baseline, if it has one, and any problems with it."""
+    path = baseline_path(folder, target_name)
+    if path is None or not path.exists():
+        return None, []
+    return _baseline.load(path, known)
 
 
 def result_to_json(result: CaseResult) -> str:
@@ -47,6 +69,8 @@ def result_to_json(result: CaseResult) -> str:
             "target": result.target,
             "status": result.status,
             "reason": result.reason,
+            "verdict": result.verdict,
+            "note": result.note,
             "mismatches": [[m.field, m.expected, m.actual] for m in result.mismatches],
             "outcome": None if result.outcome is None else result.outcome.to_json(),
         }
@@ -63,6 +87,8 @@ def result_from_json(text: str) -> CaseResult:
         outcome=None if outcome is None else Outcome.from_json(outcome),
         mismatches=tuple(Mismatch(*m) for m in data["mismatches"]),
         reason=data["reason"],
+        verdict=data.get("verdict"),
+        note=data.get("note"),
     )
 
 
@@ -74,8 +100,10 @@ class Session:
     targets: tuple[str, ...]
     root: Path
     reports: Path | None
+    baselines: Path | None = None
     loaded: _loader.Loaded | None = None
     results: list[CaseResult] = field(default_factory=list)
+    baseline_problems: list[Problem] = field(default_factory=list)
 
     def catalogue(self) -> _loader.Loaded:
         if self.loaded is None:
@@ -87,20 +115,39 @@ class Session:
         tags = sorted({tag for s in loaded.scenarios for tag in s.tags})
         for tag in tags:
             config.addinivalue_line("markers", f"{tag}: scenarios tagged {tag}")
-        for target in self.targets:
-            _targets.create(target)
+        names = {spec: _targets.shared(spec).name for spec in self.targets}
+        known = [s.id for s in loaded.scenarios]
+        baseline_problems: list[Problem] = []
+        baselines: dict[str, _baseline.Baseline | None] = {}
+        if self.baselines is not None:
+            for name in names.values():
+                baseline, found = baseline_for(self.baselines, name, known)
+                baselines[name] = baseline
+                baseline_problems += found
+                if baseline is not None and baseline.target != name:
+                    path = baseline_path(self.baselines, name)
+                    baseline_problems.append(
+                        Problem(
+                            str(path), 1, 1, "target", f"names {baseline.target!r}, not {name!r}"
+                        )
+                    )
+        self.baseline_problems = baseline_problems
         params = [
             pytest.param(
                 Case(None, "", problem),
                 id=f"invalid:{Path(problem.file).name}:{problem.line}",
             )
-            for problem in loaded.problems
+            for problem in (*loaded.problems, *baseline_problems)
         ]
         for scenario in loaded.scenarios:
             marks = [getattr(pytest.mark, tag) for tag in scenario.tags]
             params += [
-                pytest.param(Case(scenario, target), id=f"{scenario.id}@{target}", marks=marks)
-                for target in self.targets
+                pytest.param(
+                    Case(scenario, spec, baseline=baselines.get(name)),
+                    id=f"{scenario.id}@{name}",
+                    marks=marks,
+                )
+                for spec, name in names.items()
             ]
         return params
 
@@ -117,9 +164,16 @@ class Session:
         for target in sorted({r.target for r in self.results}):
             counts = Counter(r.status for r in self.results if r.target == target)
             shown = ", ".join(f"{counts.get(status, 0)} {status}" for status in STATUSES)
+            verdicts = Counter(r.verdict for r in self.results if r.target == target)
+            if verdicts.get("expected") or verdicts.get("stale") or verdicts.get("regression"):
+                shown += (
+                    f"; baseline: {verdicts['expected']} expected, "
+                    f"{verdicts['regression']} regressions, {verdicts['stale']} stale"
+                )
             lines.append(f"harness: {target}: {shown}")
         if self.loaded is not None:
-            lines += [f"harness: rejected {problem}" for problem in self.loaded.problems]
+            problems = (*self.loaded.problems, *self.baseline_problems)
+            lines += [f"harness: rejected {problem}" for problem in problems]
         return lines
 
     def finish(self) -> list[Path]:
@@ -131,7 +185,11 @@ class Session:
 
 
 def verdict(result: CaseResult) -> None:
-    """Turn a case result into the pytest outcome of the test."""
+    """Turn a case result (and its baseline verdict) into the pytest outcome of the test."""
+    if result.verdict == "expected":
+        pytest.xfail(f"known failure: {result.note}")
+    if result.verdict == "stale":
+        pytest.fail(f"{result.case_id}: stale baseline entry: {result.note}", pytrace=False)
     if result.status == "skipped":
         pytest.skip(result.reason or "skipped")
     if result.status == "errored":

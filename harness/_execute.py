@@ -22,6 +22,7 @@ from harness._compare import Mismatch, compare
 from harness._launch import EXECUTABLES, find_executable
 from harness._outcome import Outcome, ProviderCall
 from harness._pipeline import Provider
+from harness._protocol import AdaptorFailed, Skipped
 from harness._scenario import Scenario
 from harness._targets import Target
 from harness.exceptions import HarnessError
@@ -40,6 +41,10 @@ class CaseResult:
     outcome: Outcome | None = None
     mismatches: tuple[Mismatch, ...] = ()
     reason: str | None = None
+    #: Against the target's baseline: None, "expected", "regression" or "stale".
+    verdict: str | None = None
+    #: Why the verdict is what it is (the baseline's reason, or what is new).
+    note: str | None = None
 
     @property
     def case_id(self) -> str:
@@ -92,7 +97,11 @@ def execute(scenario: Scenario, target: Target) -> CaseResult:
             executables=_executables(), env={**os.environ, **fake_env}, work=work, fake_env=fake_env
         )
         try:
-            outcome = target.run(scenario.request, provider)
+            outcome = target.run(scenario.request, provider, scenario.id)
+        except Skipped as skip:
+            return CaseResult(scenario.id, target.name, "skipped", reason=str(skip))
+        except AdaptorFailed as failure:
+            return CaseResult(scenario.id, target.name, "errored", reason=str(failure))
         except Exception as error:  # noqa: BLE001  (a broken target is data, not a crash)
             return CaseResult(
                 scenario.id, target.name, "errored", reason=f"{type(error).__name__}: {error}"

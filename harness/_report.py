@@ -26,6 +26,16 @@ REPORT_VERSION = 1
 
 _REQUIRED_FAMILIES = ("SCH", "NEG", "PV", "CDX", "CLA", "DEC", "POL", "CUR", "CBY")
 _SYMBOL = {"passed": "pass", "failed": "FAIL", "errored": "ERROR", "skipped": "skip"}
+#: Verdicts against a target's baseline, counted beside the statuses.
+VERDICTS = ("expected", "regression", "stale")
+
+
+def _symbol(result: CaseResult) -> str:
+    if result.verdict == "expected":
+        return "known" if result.status == "failed" else "known error"
+    if result.verdict == "stale":
+        return "STALE"
+    return _SYMBOL[result.status]
 
 
 @dataclass(frozen=True)
@@ -59,8 +69,11 @@ class Report:
     def summary(self) -> dict[str, dict[str, int]]:
         out: dict[str, dict[str, int]] = {}
         for target in self.targets:
-            counts = Counter(r.status for r in self.results if r.target == target)
+            mine = [r for r in self.results if r.target == target]
+            counts = Counter(r.status for r in mine)
+            verdicts = Counter(r.verdict for r in mine)
             out[target] = {status: counts.get(status, 0) for status in STATUSES}
+            out[target].update({v: verdicts.get(v, 0) for v in VERDICTS})
         return out
 
     def relative(self, path: Path) -> str:
@@ -110,6 +123,8 @@ def _case_json(result: CaseResult) -> dict[str, Any]:
         "target": result.target,
         "status": result.status,
         "reason": result.reason,
+        "verdict": result.verdict,
+        "note": result.note,
         "mismatches": [
             {"field": m.field, "expected": m.expected, "actual": m.actual}
             for m in result.mismatches
@@ -137,9 +152,16 @@ def _anchor(result: CaseResult) -> str:
 def matrix(report: Report) -> str:
     targets = report.targets
     lines = ["# Conformance matrix", ""]
-    lines += ["| target | passed | failed | errored | skipped |", "|---|---|---|---|---|"]
+    columns = (*STATUSES, *VERDICTS)
+    lines.append("| target | " + " | ".join(columns) + " |")
+    lines.append("|---|" + "---|" * len(columns))
     for target, counts in report.summary().items():
-        lines.append(f"| {target} | " + " | ".join(str(counts[s]) for s in STATUSES) + " |")
+        lines.append(f"| {target} | " + " | ".join(str(counts[c]) for c in columns) + " |")
+    lines += [
+        "",
+        "`expected`, `regression` and `stale` count failing or passing cases against the "
+        "target's baseline of known failures.",
+    ]
     if report.problems:
         lines += ["", "## Scenario files rejected", ""]
         lines += [f"- `{p}`" for p in report.problems]
@@ -153,23 +175,25 @@ def matrix(report: Report) -> str:
             result = cells.get((scenario.id, target))
             if result is None:
                 row.append("")
-            elif result.status in {"failed", "errored"}:
-                row.append(f"[{_SYMBOL[result.status]}](failures.md#{_anchor(result)})")
+            elif result.status in {"failed", "errored"} or result.verdict == "stale":
+                row.append(f"[{_symbol(result)}](failures.md#{_anchor(result)})")
             else:
-                row.append(_SYMBOL[result.status])
+                row.append(_symbol(result))
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines) + "\n"
 
 
 def failures(report: Report) -> str:
     lines = ["# Failures", ""]
-    bad = [r for r in report.results if r.status in {"failed", "errored"}]
+    bad = [r for r in report.results if r.status in {"failed", "errored"} or r.verdict == "stale"]
     if not bad:
         lines.append("No case failed or errored.")
     for result in bad:
         lines += [f'<a id="{_anchor(result)}"></a>', f"## {result.case_id}: {result.status}", ""]
+        if result.verdict:
+            lines += [f"Baseline: {result.verdict}: {result.note}", ""]
         if result.reason:
-            lines += [f"Reason: {result.reason}", ""]
+            lines += ["```text", *result.reason.splitlines(), "```", ""]
         if result.mismatches:
             lines.append("```diff")
             for m in result.mismatches:

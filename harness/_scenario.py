@@ -95,6 +95,33 @@ class Request:
     def wants_schema(self) -> bool:
         return self.schema is not None or self.schema_type is not None
 
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> Request:
+        """The inverse of `to_json`, for adaptors written against this package."""
+        st = raw.get("schema_type")
+        descriptor = raw.get("descriptor")
+        return cls(
+            driver=raw["driver"],
+            prompt=raw["prompt"],
+            schema=None if raw.get("schema") is None else raw["schema"].encode(),
+            schema_type=None
+            if st is None
+            else SchemaType(
+                st["root"],
+                tuple((name, tuple(fields.items())) for name, fields in st["types"].items()),
+                st.get("inline_references", False),
+            ),
+            schema_format=raw.get("schema_format", "json_schema"),
+            schema_name=raw.get("schema_name"),
+            schema_description=raw.get("schema_description"),
+            on_invalid=raw.get("on_invalid", "fail"),
+            mode=raw.get("mode", "run"),
+            approval=raw.get("approval", "auto"),
+            descriptor=None if descriptor is None else Descriptor(**descriptor),
+            timeout=float(raw.get("timeout", 10.0)),
+            mutate_schema_after_build=raw.get("mutate_schema_after_build", False),
+        )
+
     def to_json(self) -> dict[str, Any]:
         """The request as an adaptor outside this process receives it."""
         st = self.schema_type

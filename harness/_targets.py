@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
 from typing import Any, Protocol
@@ -23,6 +24,7 @@ from harness import _pipeline
 from harness._launch import InProcess, Launcher, Subprocess
 from harness._outcome import Outcome
 from harness._pipeline import Provider
+from harness._protocol import ProtocolAdaptor
 from harness._scenario import Request, Seam
 from harness.exceptions import InvalidAnswer, NoSuchTarget
 
@@ -46,7 +48,7 @@ class Target(Protocol):
     @property
     def seams(self) -> frozenset[Seam]: ...
 
-    def run(self, request: Request, provider: Provider) -> Outcome: ...
+    def run(self, request: Request, provider: Provider, scenario_id: str) -> Outcome: ...
 
 
 @dataclass(frozen=True)
@@ -58,7 +60,7 @@ class Reference:
     kind: str = "reference"
     seams: frozenset[Seam] = frozenset({Seam.AGENT_CLI})
 
-    def run(self, request: Request, provider: Provider) -> Outcome:
+    def run(self, request: Request, provider: Provider, scenario_id: str) -> Outcome:
         return _pipeline.run(request, provider, self.launcher)
 
 
@@ -90,8 +92,12 @@ class PythonCallable:
             raise NoSuchTarget(spec, (f"cannot load it: {error}",)) from None
         return cls(spec, function)
 
-    def run(self, request: Request, provider: Provider) -> Outcome:
-        message = {"request": request.to_json(), "provider": provider.to_json()}
+    def run(self, request: Request, provider: Provider, scenario_id: str) -> Outcome:
+        message = {
+            "scenario": scenario_id,
+            "request": request.to_json(),
+            "provider": provider.to_json(),
+        }
         answer = self.function(message)
         problems = sorted(e.message for e in outcome_validator().iter_errors(answer))
         if problems:
@@ -104,15 +110,45 @@ KINDS: dict[str, Callable[[str], Target]] = {
     "reference": lambda spec: Reference(spec, Subprocess()),
     "reference-inproc": lambda spec: Reference(spec, InProcess()),
     "python": PythonCallable.from_spec,
+    "cmd": ProtocolAdaptor.from_spec,
+    "cmd-check": ProtocolAdaptor.from_spec,
 }
 
 DEFAULT_TARGETS = ("reference",)
 
 
+_NAMED = re.compile(r"([a-z][a-z0-9-]*)=(.+)", re.DOTALL)
+
+
 def create(spec: str) -> Target:
-    """The target a ``--target`` spec names (``kind`` or ``kind:argument``)."""
-    kind = spec.split(":", 1)[0]
+    """
+    The target a ``--target`` spec names: ``kind``, ``kind:argument``, or
+    ``name=kind:argument`` to give it a short name in reports and baselines.
+    """
+    named = _NAMED.fullmatch(spec)
+    name, body = (named[1], named[2]) if named else (None, spec)
+    kind = body.split(":", 1)[0]
     factory = KINDS.get(kind)
     if factory is None:
         raise NoSuchTarget(spec, tuple(sorted(KINDS)))
-    return factory(spec)
+    target = factory(body)
+    return replace(target, name=name) if name else target  # type: ignore[type-var]
+
+
+_SHARED: dict[str, Target] = {}
+
+
+def shared(spec: str) -> Target:
+    """One target per spec per process, so long-lived adaptors serve many cases."""
+    if spec not in _SHARED:
+        _SHARED[spec] = create(spec)
+    return _SHARED[spec]
+
+
+def close_all() -> None:
+    """Stop every shared target that holds a process."""
+    while _SHARED:
+        _, target = _SHARED.popitem()
+        close = getattr(target, "close", None)
+        if close is not None:
+            close()

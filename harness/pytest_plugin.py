@@ -37,6 +37,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="target to run the catalogue against (repeatable; default: reference)",
     )
     group.addoption(
+        "--harness-baselines",
+        default=None,
+        metavar="DIR",
+        help="folder of per-target baselines NAME.yaml (default: ./baselines if present)",
+    )
+    group.addoption(
         "--harness-reports",
         default=None,
         metavar="DIR",
@@ -55,8 +61,15 @@ def pytest_configure(config: pytest.Config) -> None:
         targets=tuple(config.getoption("harness_target") or _targets.DEFAULT_TARGETS),
         root=base,
         reports=None if reports is None else base / reports,
+        baselines=_baselines(config),
     )
     config.pluginmanager.register(_Results(config.stash[_SESSION]), "harness-results")
+
+
+def _baselines(config: pytest.Config) -> Path | None:
+    given = config.getoption("harness_baselines")
+    folder = config.invocation_params.dir / (given or "baselines")
+    return folder if given or folder.is_dir() else None
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -82,6 +95,11 @@ class _Results:
             terminalreporter.write_line(line)
         if self.written:
             terminalreporter.write_line(f"harness: reports written to {self.written[0].parent}")
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        from harness import _targets  # noqa: PLC0415  (see the note at the top)
+
+        _targets.close_all()
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if hasattr(session.config, "workerinput"):

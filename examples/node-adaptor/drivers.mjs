@@ -1,0 +1,271 @@
+// The four agent CLIs: how to call each one and how to read what it printed.
+//
+// A driver's parse() turns a finished process into
+//   { text, raw, candidate, cause, message }
+// where `candidate` (native mechanism only) is { value } or { text } or null,
+// and `cause` names an execution failure, most specific first:
+// timeout, signal, malformed_protocol, turn_failed / api_error /
+// max_structured_output_retries, nonzero_exit, missing_terminal.
+
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { JSONError, isObject, parseExact } from './json.mjs';
+
+/** The provider broke its own output protocol. */
+class Malformed extends Error {}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function decodeStdout(bytes) {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    throw new Malformed('stdout is not valid UTF-8');
+  }
+}
+
+/**
+ * Stdout as JSON objects, one a line; blank lines skipped. With `allowProse`,
+ * lines that do not start with "{" are transcript text and skipped too.
+ */
+function jsonLines(bytes, { allowProse }) {
+  const events = [];
+  decodeStdout(bytes)
+    .split('\n')
+    .forEach((line, index) => {
+      const body = line.trim();
+      if (body === '' || (allowProse && !body.startsWith('{'))) return;
+      let event;
+      try {
+        event = JSON.parse(body);
+      } catch (error) {
+        throw new Malformed(`line ${index + 1} is not JSON: ${error.message}`);
+      }
+      if (!isObject(event)) throw new Malformed(`line ${index + 1} is not a JSON object`);
+      events.push(event);
+    });
+  return events;
+}
+
+/** Failures visible without reading stdout. */
+function processFailure(finished) {
+  if (finished.timedOut) {
+    return { cause: 'timeout', message: 'provider timed out and was killed' };
+  }
+  if (finished.signal) {
+    const number = finished.signalNumber ?? finished.signal;
+    return { cause: 'signal', message: `provider died by signal ${number} (${finished.signal})` };
+  }
+  return null;
+}
+
+function exitFailure(finished) {
+  return { cause: 'nonzero_exit', message: `provider exited with status ${finished.code}` };
+}
+
+function show(value) {
+  return typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+}
+
+// -- Codex ------------------------------------------------------------------
+
+const ITEM_EVENTS = new Set(['item.started', 'item.updated', 'item.completed']);
+
+/**
+ * `codex exec --json`: the schema goes in a file; the candidate is the text of
+ * the last completed agent_message, only after turn.completed and exit 0.
+ */
+const codex = {
+  name: 'codex',
+  command: 'codex',
+
+  argv(exe, plan, schema, prompt, work) {
+    const argv = [exe, 'exec', '--json', '--skip-git-repo-check'];
+    if (schema && plan.mechanism === 'native') {
+      const file = join(work, 'output-schema.json');
+      writeFileSync(file, schema.text, 'utf-8');
+      argv.push('--output-schema', file);
+    }
+    argv.push(prompt);
+    return argv;
+  },
+
+  parse(finished) {
+    const early = processFailure(finished);
+    if (early) return early;
+    const messages = [];
+    const joined = () => (messages.length ? messages.join('\n') : null);
+    let terminal = null;
+    let failure = null;
+    let threadStarted = false;
+    try {
+      for (const event of jsonLines(finished.stdout, { allowProse: true })) {
+        const type = event.type;
+        if (terminal) throw new Malformed(`event ${JSON.stringify(type)} after the terminal event`);
+        if (type === 'thread.started') {
+          if (threadStarted || typeof event.thread_id !== 'string') {
+            throw new Malformed('thread.started repeated or without a thread_id');
+          }
+          threadStarted = true;
+        } else if (ITEM_EVENTS.has(type)) {
+          if (!threadStarted) throw new Malformed(`${type} before thread.started`);
+          const item = event.item;
+          if (!isObject(item)) throw new Malformed(`${type} without an item object`);
+          if (type === 'item.completed' && item.type === 'agent_message') {
+            if (typeof item.text !== 'string') {
+              throw new Malformed('agent_message text is not a string');
+            }
+            messages.push(item.text);
+          }
+        } else if (type === 'turn.completed') {
+          terminal = event;
+        } else if (type === 'turn.failed') {
+          terminal = event;
+          const error = event.error;
+          failure = show(isObject(error) ? error.message : error);
+        } else if (type === 'error') {
+          // An error line poisons the turn even if turn.completed follows.
+          failure = failure || show(event.message);
+        }
+        // Anything else (warnings, plan deltas, a stray result envelope) is ignored.
+      }
+    } catch (error) {
+      if (!(error instanceof Malformed)) throw error;
+      return { text: joined(), cause: 'malformed_protocol', message: error.message };
+    }
+    const text = joined();
+    const raw = terminal;
+    if (failure !== null) return { text, raw, cause: 'turn_failed', message: failure };
+    if (finished.code !== 0) return { text, raw, ...exitFailure(finished) };
+    if (!terminal) return { text, cause: 'missing_terminal', message: 'no turn.completed event' };
+    const last = messages.length ? messages[messages.length - 1] : '';
+    return { text, raw, candidate: last.trim() ? { text: last } : null };
+  },
+};
+
+// -- Claude-like CLIs ending with a result record ------------------------------
+
+const FAILURE_CAUSES = { error_max_structured_output_retries: 'max_structured_output_retries' };
+
+/** The records of a run: one object or one array (json), or JSON lines (stream-json). */
+function records(bytes, plan) {
+  if (plan.transport === 'batch') {
+    let whole;
+    let parsed = false;
+    try {
+      whole = parseExact(decodeStdout(bytes));
+      parsed = true;
+    } catch (error) {
+      if (!(error instanceof JSONError || error instanceof Malformed)) throw error;
+    }
+    if (parsed) {
+      if (isObject(whole)) return [whole];
+      if (Array.isArray(whole) && whole.every(isObject)) {
+        if (whole.length === 0) throw new Malformed('empty JSON array');
+        return whole;
+      }
+      throw new Malformed('output is neither a result object nor an array of records');
+    }
+  }
+  return jsonLines(bytes, { allowProse: false });
+}
+
+function resultDriver({ name, command, nativeSchema = true, strictSuccess = false,
+  extraFlags = [], streamFlags = ['--verbose'], stringCandidates = false }) {
+  function requireSuccessFields(result) {
+    const checks = [
+      ['is_error', typeof result.is_error === 'boolean'],
+      ['result', typeof result.result === 'string'],
+      ['session_id', typeof result.session_id === 'string' && result.session_id !== ''],
+    ];
+    for (const [key, ok] of checks) {
+      if (!ok) throw new Malformed(`${name} successful terminal result is missing required ${key}`);
+    }
+  }
+
+  function candidateOf(result) {
+    const value = result.structured_output;
+    if (!nativeSchema || value === null || value === undefined) return null;
+    // CodeBuddy may deliver the value as a string holding JSON.
+    if (stringCandidates && typeof value === 'string') return { text: value };
+    return { value };
+  }
+
+  function terminal(result, finished) {
+    const text = typeof result.result === 'string' ? result.result : null;
+    const raw = result;
+    if (result.subtype !== 'success') {
+      const message = Array.isArray(result.errors)
+        ? result.errors.map(show).join('; ')
+        : show(result.subtype ?? null);
+      const cause = FAILURE_CAUSES[result.subtype] ?? 'turn_failed';
+      return { text, raw, cause, message };
+    }
+    if (strictSuccess) requireSuccessFields(result);
+    if (result.is_error === true) {
+      const message = text || `API error ${result.api_error_status}`;
+      return { text, raw, cause: 'api_error', message };
+    }
+    if (result.is_error !== false && result.is_error !== undefined && result.is_error !== null) {
+      throw new Malformed('is_error is not a boolean');
+    }
+    if (finished.code !== 0) return { text, raw, ...exitFailure(finished) };
+    return { text, raw, candidate: candidateOf(result) };
+  }
+
+  return {
+    name,
+    command,
+
+    argv(exe, plan, schema, prompt) {
+      const format = plan.transport === 'rich' ? 'stream-json' : 'json';
+      const argv = [exe, '-p', '--output-format', format];
+      if (format === 'stream-json') argv.push(...streamFlags);
+      if (schema && plan.mechanism === 'native') argv.push('--json-schema', schema.text);
+      argv.push(...extraFlags, prompt);
+      return argv;
+    },
+
+    parse(finished, plan) {
+      const early = processFailure(finished);
+      if (early) return early;
+      try {
+        const all = records(finished.stdout, plan);
+        const results = all.flatMap((record, i) => (record.type === 'result' ? [i] : []));
+        if (results.length > 1) throw new Malformed(`${results.length} result records`);
+        if (results.length === 0) {
+          if (finished.code !== 0) return exitFailure(finished);
+          return { cause: 'missing_terminal', message: 'no result record' };
+        }
+        if (results[0] !== all.length - 1) throw new Malformed('records after the result record');
+        return terminal(all[all.length - 1], finished);
+      } catch (error) {
+        if (!(error instanceof Malformed)) throw error;
+        return { cause: 'malformed_protocol', message: error.message };
+      }
+    },
+  };
+}
+
+/** Claude Code: --json-schema in, structured_output out; stream-json needs --verbose. */
+const claude = resultDriver({ name: 'claude', command: 'claude' });
+
+/** CodeBuddy: Claude's shape, stricter successes, -y, string candidates allowed. */
+const codebuddy = resultDriver({
+  name: 'codebuddy',
+  command: 'codebuddy',
+  strictSuccess: true,
+  extraFlags: ['-y'],
+  stringCandidates: true,
+});
+
+/** Cursor: no schema flag, no structured_output, no --verbose; prompt validation only. */
+const cursor = resultDriver({
+  name: 'cursor',
+  command: 'cursor-agent',
+  nativeSchema: false,
+  streamFlags: [],
+});
+
+export const DRIVERS = Object.freeze({ codex, claude, cursor, codebuddy });

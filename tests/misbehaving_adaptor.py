@@ -1,0 +1,45 @@
+"""
+A protocol adaptor that misbehaves on purpose, for the protocol target's tests.
+
+Usage: ``python misbehaving_adaptor.py MODE:SCENARIO_ID``; it serves every
+other scenario with the reference pipeline and, on SCENARIO_ID, does MODE:
+crash, hang, wrong-seq, garbage, invalid-outcome, errored or skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+from harness import _serve
+
+
+def main() -> int:
+    mode, _, victim = sys.argv[1].partition(":")
+    for line in sys.stdin:
+        message = json.loads(line)
+        if message.get("cmd") == "stop":
+            return 0
+        seq = message["seq"]
+        if message.get("scenario") == victim:
+            print(f"misbehaving on purpose: {mode}", file=sys.stderr, flush=True)
+            if mode == "crash":
+                return 3
+            if mode == "hang":
+                time.sleep(3600)
+            replies = {
+                "wrong-seq": json.dumps({"seq": seq + 41, "outcome": {"status": "ok"}}),
+                "garbage": "this is not JSON at all",
+                "invalid-outcome": json.dumps({"seq": seq, "outcome": {"status": "fine"}}),
+                "errored": json.dumps({"seq": seq, "errored": True, "message": "no idea"}),
+                "skipped": json.dumps({"seq": seq, "skipped": True, "reason": "no cursor here"}),
+            }
+            print(replies[mode], flush=True)
+            continue
+        print(json.dumps(_serve._answer(message)), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

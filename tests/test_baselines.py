@@ -1,0 +1,163 @@
+"""
+Baselines of known failures: loading, verdicts, and the run's exit status.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from harness import _baseline
+from harness._cli import main
+from harness._compare import Mismatch
+from harness._execute import CaseResult
+
+ROOT = Path(__file__).resolve().parent.parent
+KNOWN = ["codex-happy", "claude-prose-twice"]
+
+
+def _write(tmp_path: Path, body: str) -> Path:
+    path = tmp_path / "naive.yaml"
+    path.write_text(textwrap.dedent(body))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        (
+            """\
+            target: naive
+            known_failures:
+              - scenario: no-such-scenario
+                reason: typo
+            """,
+            "naive.yaml:3:5: known_failures[0].scenario: unknown scenario 'no-such-scenario'",
+        ),
+        (
+            """\
+            target: naive
+            known_failures:
+              - scenario: codex-happy
+                reason: one
+              - scenario: codex-happy
+                reason: two
+            """,
+            "naive.yaml:5:5: known_failures[1]: duplicate of entry 0",
+        ),
+        (
+            """\
+            target: naive
+            known_failures:
+              - scenario: codex-happy
+                check: value
+                reason: one
+              - scenario: codex-happy
+                reason: all of it
+            """,
+            "naive.yaml:6:5: known_failures[1]: contradicts another entry for 'codex-happy'",
+        ),
+        (
+            """\
+            target: naive
+            known_failures:
+              - scenario: codex-happy
+            """,
+            "naive.yaml:3:5: known_failures[0]: 'reason' is a required property",
+        ),
+        (
+            """\
+            target: naive
+            known_failures:
+              - scenario: codex-happy
+                check: vibes
+                reason: nope
+            """,
+            "naive.yaml:4:5: known_failures[0].check: 'vibes' is not one of",
+        ),
+    ],
+)
+def test_bad_baselines_are_one_line(tmp_path: Path, body: str, expected: str) -> None:
+    baseline, problems = _baseline.load(_write(tmp_path, body), KNOWN)
+    assert baseline is None
+    assert len(problems) == 1
+    assert str(problems[0]).startswith(str(tmp_path / expected.split(":", 1)[0]))
+    assert expected.split(":", 1)[1] in str(problems[0])
+
+
+def _result(status: str, *fields: str) -> CaseResult:
+    mismatches = tuple(Mismatch(f, "a", "b") for f in fields)
+    return CaseResult("codex-happy", "naive", status, mismatches=mismatches, reason="boom")
+
+
+def test_verdicts() -> None:
+    whole = _baseline.Baseline("naive", (_baseline.Entry("codex-happy", None, "known"),))
+    value = _baseline.Baseline("naive", (_baseline.Entry("codex-happy", "value", "v"),))
+    assert _baseline.judge(_result("passed"), None) == (None, "")
+    assert _baseline.judge(_result("failed", "value"), None)[0] == "regression"
+    assert _baseline.judge(_result("failed", "value", "text"), whole) == ("expected", "known")
+    assert _baseline.judge(_result("errored"), whole) == ("expected", "known")
+    assert _baseline.judge(_result("passed"), whole)[0] == "stale"
+    assert _baseline.judge(_result("failed", "value"), value) == ("expected", "v")
+    verdict, note = _baseline.judge(_result("failed", "value", "cause"), value)
+    assert verdict == "regression"
+    assert "cause" in note
+    assert _baseline.judge(_result("failed", "text"), value)[0] == "regression"
+    assert _baseline.judge(_result("skipped"), whole) == (None, "")
+
+
+NAIVE = "naive=python:tests.adaptors:naive"
+
+
+def _run(tmp_path: Path, baselines: Path, *extra: str) -> int:
+    return main(
+        [
+            "run",
+            str(ROOT / "scenarios"),
+            "--target",
+            NAIVE,
+            "--tag",
+            "claude",
+            "--baselines",
+            str(baselines),
+            "--reports",
+            str(tmp_path / "reports"),
+            *extra,
+        ]
+    )
+
+
+def test_baseline_workflow(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    baselines = tmp_path / "baselines"
+    baselines.mkdir()
+    # Without a baseline every failure of the naive adaptor is a regression.
+    assert _run(tmp_path, baselines) == 1
+    out = capsys.readouterr().out
+    assert "regressions" in out
+
+    # Record the current failures; the same run is then green.
+    written = baselines / "naive.yaml"
+    assert main(["baseline", str(ROOT / "scenarios"), "--target", NAIVE, "-o", str(written)]) == 0
+    text = written.read_text()
+    assert "scenario: claude-json-result-without-structured-output" in text
+    capsys.readouterr()
+    assert _run(tmp_path, baselines) == 0
+    out = capsys.readouterr().out
+    assert "0 regressions, 0 stale" in out
+    matrix = (tmp_path / "reports" / "matrix.md").read_text()
+    assert "| known |" in matrix or "| [known](" in matrix
+
+    # An entry for a scenario that passes is stale and fails the run.
+    written.write_text(text + "  - scenario: claude-happy-json\n    reason: it used to fail\n")
+    assert _run(tmp_path, baselines) == 1
+    assert "stale baseline entry" in capsys.readouterr().out
+
+
+def test_baseline_naming_another_target(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    baselines = tmp_path / "baselines"
+    baselines.mkdir()
+    (baselines / "naive.yaml").write_text("target: other\nknown_failures: []\n")
+    assert _run(tmp_path, baselines) == 1
+    assert "names 'other', not 'naive'" in capsys.readouterr().out
