@@ -6,6 +6,12 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
+NODE_EXAMPLE := examples/node-adaptor
+NODE_STAMP   := $(NODE_EXAMPLE)/node_modules/.installed
+# Targets beside the reference: adaptors we did not write, each with a baseline.
+TARGETS := --target reference \
+           --target "node-example=cmd:node $(NODE_EXAMPLE)/adaptor.mjs"
+
 .PHONY: run test lint typecheck bench clean
 
 $(STAMP): pyproject.toml
@@ -14,11 +20,15 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-run: $(STAMP)
-	$(BIN)/harness lint scenarios
-	$(BIN)/harness run scenarios --target reference --reports reports
+$(NODE_STAMP): $(NODE_EXAMPLE)/package-lock.json
+	npm ci --prefix $(NODE_EXAMPLE) --no-audit --no-fund --loglevel=error
+	touch $(NODE_STAMP)
 
-test: $(STAMP)
+run: $(STAMP) $(NODE_STAMP)
+	$(BIN)/harness lint scenarios
+	$(BIN)/harness run scenarios $(TARGETS) --baselines baselines --reports reports
+
+test: $(STAMP) $(NODE_STAMP)
 	$(BIN)/ruff check harness providers_fake tests
 	$(BIN)/mypy
 	$(BIN)/pytest -n 2 --cov --cov-report=term:skip-covered
@@ -33,4 +43,4 @@ bench: $(STAMP)
 	$(BIN)/harness bench scenarios
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info $(NODE_EXAMPLE)/node_modules
