@@ -23,47 +23,21 @@ __all__ = ["CLIS", "RECORD_ENV", "SCRIPT_ENV", "Chunk", "Replay", "event_names",
 
 SCRIPT_ENV = "HARNESS_FAKE_SCRIPT"
 RECORD_ENV = "HARNESS_FAKE_RECORD"
+# The names in `_replay`'s registry, spelled out so that listing them imports nothing.
 CLIS: frozenset[str] = frozenset({"codex", "claude", "cursor", "codebuddy"})
-
-_CLAUDE_EVENTS = frozenset(
-    {
-        "init",
-        "text",
-        "structured_output",
-        "structured_output_rejected",
-        "enforce_reminder",
-        "api_retry",
-        "model_fallback",
-        "api_error_message",
-        "result",
-    }
-)
-_EVENTS: dict[str, frozenset[str]] = {
-    "codex": frozenset(
-        {
-            "thread.started",
-            "turn.started",
-            "warning",
-            "agent_message",
-            "agent_message.started",
-            "reasoning",
-            "error",
-            "turn.completed",
-            "turn.failed",
-        }
-    ),
-    "claude": _CLAUDE_EVENTS,
-    "codebuddy": _CLAUDE_EVENTS,
-    "cursor": frozenset({"init", "user", "assistant", "result"}),
-}
 
 
 def event_names(cli: str) -> frozenset[str]:
-    """The semantic event names a script for `cli` may use."""
-    try:
-        return _EVENTS[cli]
-    except KeyError:
-        raise ValueError(f"unknown cli {cli!r}; expected one of {sorted(CLIS)}") from None
+    """The semantic event names a script for `cli` may use (declared by that CLI's module)."""
+    from providers_fake._replay import cli_spec  # noqa: PLC0415 - see `replay`
+
+    return cli_spec(_known(cli)).events
+
+
+def _known(cli: str) -> str:
+    if cli not in CLIS:
+        raise ValueError(f"unknown cli {cli!r}; expected one of {sorted(CLIS)}")
+    return cli
 
 
 def replay(cli: str, argv: list[str], env: Mapping[str, str], stdin: bytes | None = None) -> Replay:
@@ -79,11 +53,5 @@ def replay(cli: str, argv: list[str], env: Mapping[str, str], stdin: bytes | Non
     from providers_fake._replay import replay as _replay  # noqa: PLC0415
 
     return _replay(
-        cli,
-        list(argv),
-        env,
-        stdin,
-        script_env=SCRIPT_ENV,
-        record_env=RECORD_ENV,
-        events=event_names(cli),
+        _known(cli), list(argv), env, stdin, script_env=SCRIPT_ENV, record_env=RECORD_ENV
     )

@@ -1,5 +1,10 @@
 """
-What every renderer gets, and the small checks on event arguments they share.
+What every CLI module builds on: the `Cli` spec, the `Renderer`, shared checks.
+
+Each per-CLI module (``_codex``, ``_claude``, ``_cursor``, ``_codebuddy``)
+subclasses both and exposes its spec as ``CLI``; `_replay` finds that module
+through its registry and asks the spec everything that differs between CLIs,
+so no other module branches on a CLI's name.
 
 A renderer turns semantic events into one CLI's wire lines.  It only appends
 to the `Output` it is given; deciding the exit status is left to `finish`, so
@@ -8,6 +13,7 @@ the replay loop stays the same for all four CLIs.
 
 from __future__ import annotations
 
+from providers_fake import _argv
 from providers_fake._ids import Ids
 from providers_fake._jsonout import dumps_js, line_bytes
 from providers_fake._types import Output, ScriptError
@@ -16,7 +22,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from providers_fake._argv import Parsed
+    from providers_fake._argv import Dialect, Option, Parsed
+
+    Refusal = tuple[str, int]
 
 
 class Context:
@@ -24,7 +32,7 @@ class Context:
 
     def __init__(
         self,
-        cli: str,
+        cli: Cli,
         *,
         parsed: Parsed,
         env: Mapping[str, str],
@@ -45,7 +53,13 @@ class Context:
 
 
 class Renderer:
-    """Base class: subclasses implement `event` and may override `finish`."""
+    """
+    Base class: subclasses handle each event in ``_on_<event>`` and may override `finish`.
+
+    The handlers are the renderer's registry of events: `event` looks the
+    handler up by name (dots become underscores), so adding an event is adding
+    a method and its name in the CLI's `Cli.events`, with no dispatch to edit.
+    """
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
@@ -53,7 +67,10 @@ class Renderer:
         self.out = ctx.out
 
     def event(self, name: str, arg: object) -> None:
-        raise NotImplementedError
+        handler = getattr(self, handler_name(name), None)
+        if handler is None:  # pragma: no cover - the script loader only lets known names through
+            raise ScriptError(f"unknown {self.ctx.cli.name} event {name!r}")
+        handler(arg)
 
     def finish(self) -> int:
         """The exit status when the script does not set one."""
@@ -64,6 +81,68 @@ class Renderer:
 
     def write_text(self, text: str) -> None:
         self.out.stdout(line_bytes(text))
+
+
+def handler_name(event: str) -> str:
+    """The `Renderer` method that handles `event`."""
+    return "_on_" + event.replace(".", "_")
+
+
+class Cli:
+    """
+    One agent CLI up to its first line of output, declared by the CLI's own module.
+
+    It says how the command line is read (options, dialect, positionals), when
+    the real program refuses to start, where the prompt comes from, which
+    schema the launch record shows, which events scripts may use and which
+    renderer prints them.  The defaults are what the commander.js CLIs share;
+    subclasses override only where their real program differs.
+    """
+
+    name: str
+    renderer: type[Renderer]
+    events: frozenset[str]
+    options: tuple[Option, ...]
+    dialect: Dialect = _argv.COMMANDER
+    max_positionals: int | None = None  # None: any number of words (Cursor joins them)
+
+    def parse(self, argv: list[str]) -> Parsed:
+        return _argv.parse(self, argv)
+
+    def arguments(self, words: list[str], parsed: Parsed) -> list[str]:
+        """The words the options apply to; a CLI with a subcommand removes it here."""
+        return words
+
+    def output_format(self, parsed: Parsed) -> str:
+        return parsed.text("output_format") or "text"
+
+    def positional_prompt(self, parsed: Parsed) -> str | None:
+        return parsed.positionals[0] if parsed.positionals else None
+
+    def reads_stdin(self, parsed: Parsed) -> bool:
+        """Whether the real CLI would read its prompt from standard input."""
+        return parsed.error is None and parsed.prompt is None
+
+    def prompt(self, parsed: Parsed, stdin: str | None) -> str | None:
+        if parsed.prompt is not None:
+            return parsed.prompt
+        if stdin is None or not stdin.strip():
+            return None  # the JavaScript CLIs treat blank stdin as no input at all
+        return stdin
+
+    def refusal(self, parsed: Parsed, stdin: str | None, prompt: str | None) -> Refusal | None:
+        """The real CLI's refusal to start, as (stderr text, exit status), if it refuses."""
+        if parsed.error is not None:
+            return parsed.error, parsed.error_exit
+        return self.preflight(parsed, stdin, prompt)
+
+    def preflight(self, parsed: Parsed, stdin: str | None, prompt: str | None) -> Refusal | None:
+        """The checks a CLI makes once its command line parsed, before any output."""
+        return None
+
+    def received_schema(self, parsed: Parsed) -> object:
+        """The schema the command line handed over, for the launch record (None if none)."""
+        return None
 
 
 def text_arg(event: str, arg: object, default: str) -> str:

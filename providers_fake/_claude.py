@@ -9,18 +9,63 @@ Consecutive assistant blocks with no user or system line between them belong
 to one API message, exactly as a real response with several content blocks
 is printed as several lines sharing one ``message.id``.
 
+`ClaudeCli` holds the launch rules: print mode or an SDK's stream-json
+input, ``--verbose`` required for stream-json output, ``--json-schema``
+checked before the run.
+
 CodeBuddy mirrors Claude Code; `_codebuddy` subclasses this renderer and
-only swaps the record shapes.
+this spec, and only swaps the record shapes and a few options.
 """
 
 from __future__ import annotations
 
+import json
+
 from providers_fake import _claude_data as data
-from providers_fake._base import Context, Renderer, dict_arg, int_field, str_field, text_arg
+from providers_fake import _schemaflag
+from providers_fake._argv import FLAG, FORMATS, OPTIONAL, VALUE, VARIADIC
+from providers_fake._base import Cli, Context, Renderer, dict_arg, int_field, str_field, text_arg
 from providers_fake._claude_result import ResultState, build_result, text_mode_line
 from providers_fake._types import ScriptError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from providers_fake._argv import Option, Parsed
+    from providers_fake._base import Refusal
+
 _ERROR_KINDS = {429: "rate_limit", 529: "overloaded", 401: "authentication_failed"}
+
+OPTIONS: tuple[Option, ...] = (
+    (("-p", "--print"), "print", FLAG, "", ()),
+    (("--output-format",), "output_format", VALUE, "format", FORMATS),
+    (("--input-format",), "input_format", VALUE, "format", ("text", "stream-json")),
+    (("--verbose",), "verbose", FLAG, "", ()),
+    (("--json-schema",), "json_schema", VALUE, "schema", ()),
+    (("--model",), "model", VALUE, "model", ()),
+    (("--fallback-model",), "fallback_model", VALUE, "model", ()),
+    (("--max-turns",), "max_turns", VALUE, "turns", ()),
+    (("--max-budget-usd",), "max_budget_usd", VALUE, "amount", ()),
+    (("--permission-mode",), "permission_mode", VALUE, "mode", ()),
+    (("--allowedTools", "--allowed-tools"), "allowed_tools", VARIADIC, "tools...", ()),
+    (("--disallowedTools", "--disallowed-tools"), "disallowed_tools", VARIADIC, "tools...", ()),
+    (("--append-system-prompt",), "append_system_prompt", VALUE, "prompt", ()),
+    (("--system-prompt",), "system_prompt", VALUE, "prompt", ()),
+    (("--session-id",), "session_id", VALUE, "uuid", ()),
+    (("-r", "--resume"), "resume", OPTIONAL, "value", ()),
+    (("-c", "--continue"), "continue", FLAG, "", ()),
+    (("--dangerously-skip-permissions",), "skip_permissions", FLAG, "", ()),
+    (("--include-partial-messages",), "partial", FLAG, "", ()),
+    (("--settings",), "settings", VALUE, "file-or-json", ()),
+    (("--setting-sources",), "setting_sources", VALUE, "sources", ()),
+    (("--mcp-config",), "mcp_config", VARIADIC, "configs...", ()),
+    (("--strict-mcp-config",), "strict_mcp_config", FLAG, "", ()),
+    (("--add-dir",), "add_dir", VARIADIC, "directories...", ()),
+    (("--permission-prompt-tool",), "permission_prompt_tool", VALUE, "tool", ()),
+    (("--max-thinking-tokens",), "max_thinking_tokens", VALUE, "tokens", ()),
+    (("--fork-session",), "fork_session", FLAG, "", ()),
+    (("--agents",), "agents", VALUE, "json", ()),
+    (("--effort",), "effort", VALUE, "level", ()),
+)
 
 
 class ClaudeRenderer(Renderer):
@@ -55,10 +100,6 @@ class ClaudeRenderer(Renderer):
         return self.exit_code
 
     # -- events ---------------------------------------------------------------
-
-    def event(self, name: str, arg: object) -> None:
-        handler = getattr(self, "_on_" + name.replace(".", "_"))
-        handler(arg)
 
     def _on_init(self, arg: object) -> None:
         if arg is not None:
@@ -355,3 +396,84 @@ class ClaudeRenderer(Renderer):
             self.write_json(record)
         else:
             self.write_text(text_mode_line(record, self.ctx.parsed.text("max_turns")))
+
+
+class ClaudeCli(Cli):
+    """``claude -p``: commander, one positional prompt, an inline ``--json-schema``."""
+
+    name = "claude"
+    renderer = ClaudeRenderer
+    events = frozenset(
+        {
+            "init",
+            "text",
+            "structured_output",
+            "structured_output_rejected",
+            "enforce_reminder",
+            "api_retry",
+            "model_fallback",
+            "api_error_message",
+            "result",
+        }
+    )
+    options = OPTIONS
+    max_positionals = 1
+
+    def reads_stdin(self, parsed: Parsed) -> bool:
+        if _stream_input(parsed):
+            return False  # the SDK keeps stdin open; reading to EOF would deadlock
+        return super().reads_stdin(parsed)
+
+    def prompt(self, parsed: Parsed, stdin: str | None) -> str | None:
+        if parsed.prompt is None and stdin is not None and _stream_input(parsed):
+            return _first_user_message(stdin)
+        return super().prompt(parsed, stdin)
+
+    def preflight(self, parsed: Parsed, stdin: str | None, prompt: str | None) -> Refusal | None:
+        stream_input = _stream_input(parsed)
+        if not parsed.flag("print") and not stream_input:
+            return f"fake-{self.name}: interactive mode is not supported; pass -p/--print\n", 2
+        if parsed.output_format == "stream-json" and not parsed.flag("verbose"):
+            return "Error: When using --print, --output-format=stream-json requires --verbose\n", 1
+        schema_text = parsed.text("json_schema")
+        if schema_text is not None:
+            problem = _schemaflag.check(schema_text)[1]
+            if problem is not None:
+                return problem, 1
+        if prompt is None and not stream_input:
+            return (
+                "Error: Input must be provided either through stdin or as a prompt argument "
+                "when using --print\n",
+                1,
+            )
+        return None
+
+    def received_schema(self, parsed: Parsed) -> object:
+        text = parsed.text("json_schema")
+        return None if text is None else _schemaflag.parse_quietly(text)
+
+
+def _stream_input(parsed: Parsed) -> bool:
+    return parsed.text("input_format") == "stream-json"
+
+
+def _first_user_message(stdin: str) -> str | None:
+    """The prompt an SDK sent as a stream-json user message (control requests are skipped)."""
+    for line in stdin.splitlines():
+        try:
+            message = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(message, dict) or message.get("type") != "user":
+            continue
+        body = message.get("message")
+        content = body.get("content") if isinstance(body, dict) else None
+        if isinstance(content, str):
+            return content
+        if isinstance(content, list):
+            texts = [b.get("text") for b in content if isinstance(b, dict)]
+            return "".join(t for t in texts if isinstance(t, str))
+    return None
+
+
+CLI = ClaudeCli()

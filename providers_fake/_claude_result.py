@@ -20,7 +20,7 @@ from providers_fake._types import ScriptError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
 ABSENT = "__absent__"
 
@@ -84,15 +84,27 @@ def errors(
         if not isinstance(given, list):
             raise ScriptError("event 'result': 'errors' must be a list")
         return given
-    if subtype == "error_max_structured_output_retries":
-        attempts = state.rejections or env.get("MAX_STRUCTURED_OUTPUT_RETRIES", "5")
-        message = f"Failed to provide valid structured output after {attempts} attempts"
-        if state.last_rejection:
-            message += f" — last StructuredOutput error: {state.last_rejection}"
-        return [message]
-    if subtype == "error_max_turns":
-        return [f"Reached maximum number of turns ({max_turns or state.num_turns - 1})"]
-    return []
+    explain = _ERRORS.get(subtype)
+    return [] if explain is None else [explain(state, env, max_turns)]
+
+
+def _retries_exhausted(state: ResultState, env: Mapping[str, str], max_turns: str | None) -> str:
+    attempts = state.rejections or env.get("MAX_STRUCTURED_OUTPUT_RETRIES", "5")
+    message = f"Failed to provide valid structured output after {attempts} attempts"
+    if state.last_rejection:
+        message += f" — last StructuredOutput error: {state.last_rejection}"
+    return message
+
+
+def _turns_exhausted(state: ResultState, env: Mapping[str, str], max_turns: str | None) -> str:
+    return f"Reached maximum number of turns ({max_turns or state.num_turns - 1})"
+
+
+# The ``errors`` entry an ``error_*`` result carries by default; other subtypes carry none.
+_ERRORS: dict[str, Callable[[ResultState, Mapping[str, str], str | None], str]] = {
+    "error_max_structured_output_retries": _retries_exhausted,
+    "error_max_turns": _turns_exhausted,
+}
 
 
 def stop_reason(state: ResultState, fields: dict[str, object]) -> object:
@@ -220,18 +232,26 @@ def _terminal_reason(subtype: str, is_error: bool) -> str:
     return data.TERMINAL_REASONS.get(subtype, "model_error")
 
 
+# What ``--output-format text`` prints for a result without result text, by subtype.
+_TEXT_MODE_ERRORS = {
+    "error_max_structured_output_retries": (
+        "Error: Failed to provide valid structured output after maximum retries"
+    ),
+    "error_max_turns": "Error: Reached max turns ({turns})",
+    "error_max_budget_usd": "Error: Exceeded USD budget",
+}
+
+
 def text_mode_line(record: dict[str, object], max_turns: str | None) -> str:
     """What ``--output-format text`` prints for a result."""
-    subtype = record.get("subtype")
     if "result" in record and isinstance(record["result"], str):
         return record["result"]
-    if subtype == "error_max_structured_output_retries":
-        return "Error: Failed to provide valid structured output after maximum retries"
-    if subtype == "error_max_turns":
-        return f"Error: Reached max turns ({max_turns or record.get('num_turns')})"
-    if subtype == "error_max_budget_usd":
-        return "Error: Exceeded USD budget"
-    return "Execution error"
+    subtype = record.get("subtype")
+    # A script's ``extra`` may make the subtype anything; only the known strings have a line.
+    line = _TEXT_MODE_ERRORS.get(subtype) if isinstance(subtype, str) else None
+    if line is None:
+        return "Execution error"
+    return line.format(turns=max_turns or record.get("num_turns"))
 
 
 def _copy(value: object) -> object:

@@ -8,14 +8,17 @@ usage is reported with Anthropic's snake_case fields and null placeholders,
 and ``--output-format json`` prints one JSON array of the history followed by
 the result (older builds printed the result object alone, which scripts can
 ask for with ``json_shape: "object"``).  Payloads the model produced (tool
-input, structured_output) keep their own key order.
+input, structured_output) keep their own key order.  Its launch rules are
+Claude Code's, with two more options (`CodeBuddyCli`).
 """
 
 from __future__ import annotations
 
 from providers_fake import _claude_data as data
+from providers_fake._argv import FLAG, VALUE
 from providers_fake._base import Context, finalize
-from providers_fake._claude import ClaudeRenderer
+from providers_fake._claude import OPTIONS as CLAUDE_OPTIONS
+from providers_fake._claude import ClaudeCli, ClaudeRenderer
 from providers_fake._claude_result import (
     errors,
     outcome,
@@ -201,3 +204,18 @@ def _sorted(value: object) -> object:
 
 def _sorted_item(key: str, value: object) -> object:
     return value if key in _PAYLOAD_KEYS else _sorted(value)
+
+
+class CodeBuddyCli(ClaudeCli):
+    """``codebuddy -p``: Claude Code's command line plus ``-y`` and ``--system-prompt-file``."""
+
+    name = "codebuddy"
+    renderer = CodeBuddyRenderer
+    options = (
+        *CLAUDE_OPTIONS,
+        (("-y",), "skip_permissions", FLAG, "", ()),
+        (("--system-prompt-file",), "system_prompt_file", VALUE, "file", ()),
+    )
+
+
+CLI = CodeBuddyCli()

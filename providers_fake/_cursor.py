@@ -5,14 +5,38 @@ Cursor has no schema option, so structured output only ever arrives as text:
 the assistant text comes in fragments and the terminal ``result`` carries
 their concatenation, with no separator.  That joined text is what a
 prompt-validating adaptor must parse, so the fake reproduces it exactly.
+`CursorCli` holds the launch rules: print mode only, and the prompt is every
+positional word joined with spaces.
 """
 
 from __future__ import annotations
 
-from providers_fake._base import Context, Renderer, dict_arg, finalize, text_arg
+from providers_fake._argv import FLAG, FORMATS, OPTIONAL, VALUE
+from providers_fake._base import Cli, Context, Renderer, dict_arg, finalize, text_arg
 from providers_fake._types import ScriptError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from providers_fake._argv import Option, Parsed
+    from providers_fake._base import Refusal
+
 DEFAULT_MODEL = "GPT-5"
+
+_OPTIONS: tuple[Option, ...] = (
+    (("-p", "--print"), "print", FLAG, "", ()),
+    (("--output-format",), "output_format", VALUE, "format", FORMATS),
+    (("-m", "--model"), "model", VALUE, "model", ()),
+    (("-f", "--force"), "force", FLAG, "", ()),
+    (("--yolo",), "force", FLAG, "", ()),
+    (("--api-key",), "api_key", VALUE, "key", ()),
+    (("--resume",), "resume", OPTIONAL, "chatId", ()),
+    (("--trust",), "trust", FLAG, "", ()),
+    (("--workspace",), "workspace", VALUE, "path", ()),
+    (("--stream-partial-output",), "partial", FLAG, "", ()),
+    (("--sandbox",), "sandbox", VALUE, "mode", ()),
+    (("--approve-mcps",), "approve_mcps", FLAG, "", ()),
+    (("--mode",), "mode", VALUE, "mode", ()),
+)
 
 
 class CursorRenderer(Renderer):
@@ -25,31 +49,29 @@ class CursorRenderer(Renderer):
         self.fragments: list[str] = []
         self.exit_code = 0
 
-    def event(self, name: str, arg: object) -> None:
-        if name == "init":
-            self._stream(
-                {
-                    "type": "system",
-                    "subtype": "init",
-                    "apiKeySource": self._key_source(),
-                    "cwd": self.ctx.cwd,
-                    "session_id": self.session_id,
-                    "model": text_arg(name, arg, self.ctx.parsed.text("model") or DEFAULT_MODEL),
-                    "permissionMode": "default",
-                }
-            )
-        elif name in ("user", "assistant"):
-            default = (self.ctx.prompt or "") if name == "user" else ""
-            text = text_arg(name, arg, default)
-            self.ids.advance(20, 400)
-            message = {"role": name, "content": [{"type": "text", "text": text}]}
-            self._stream({"type": name, "message": message, "session_id": self.session_id})
-            if name == "assistant":
-                self.fragments.append(text)
-        elif name == "result":
-            self._result(dict_arg(name, arg))
-        else:  # pragma: no cover - the script loader only lets known names through
-            raise ScriptError(f"unknown cursor event {name!r}")
+    def _on_init(self, arg: object) -> None:
+        self._stream(
+            {
+                "type": "system",
+                "subtype": "init",
+                "apiKeySource": self._key_source(),
+                "cwd": self.ctx.cwd,
+                "session_id": self.session_id,
+                "model": text_arg("init", arg, self.ctx.parsed.text("model") or DEFAULT_MODEL),
+                "permissionMode": "default",
+            }
+        )
+
+    def _on_user(self, arg: object) -> None:
+        self._message("user", text_arg("user", arg, self.ctx.prompt or ""))
+
+    def _on_assistant(self, arg: object) -> None:
+        text = text_arg("assistant", arg, "")
+        self._message("assistant", text)
+        self.fragments.append(text)
+
+    def _on_result(self, arg: object) -> None:
+        self._result(dict_arg("result", arg))
 
     def finish(self) -> int:
         return self.exit_code
@@ -58,6 +80,11 @@ class CursorRenderer(Renderer):
         if self.ctx.parsed.text("api_key"):
             return "flag"
         return "env" if self.ctx.env.get("CURSOR_API_KEY") else "login"
+
+    def _message(self, role: str, text: str) -> None:
+        self.ids.advance(20, 400)
+        message = {"role": role, "content": [{"type": "text", "text": text}]}
+        self._stream({"type": role, "message": message, "session_id": self.session_id})
 
     def _stream(self, record: dict[str, object]) -> None:
         if self.mode == "stream-json":
@@ -95,3 +122,25 @@ class CursorRenderer(Renderer):
             self.write_text(text if isinstance(text, str) else "")
         else:
             self.write_json(record)
+
+
+class CursorCli(Cli):
+    """``cursor-agent -p``: commander, no schema option, the prompt is all positionals joined."""
+
+    name = "cursor"
+    renderer = CursorRenderer
+    events = frozenset({"init", "user", "assistant", "result"})
+    options = _OPTIONS
+
+    def positional_prompt(self, parsed: Parsed) -> str | None:
+        return " ".join(parsed.positionals) if parsed.positionals else None
+
+    def preflight(self, parsed: Parsed, stdin: str | None, prompt: str | None) -> Refusal | None:
+        if not parsed.flag("print"):
+            return "fake-cursor: interactive mode is not supported; pass -p/--print\n", 2
+        if prompt is None:
+            return "Error: No prompt provided for print mode\n", 1
+        return None
+
+
+CLI = CursorCli()

@@ -12,7 +12,7 @@ import sys
 import time
 
 from providers_fake import replay
-from providers_fake._argv import needs_stdin
+from providers_fake._replay import needs_stdin
 from providers_fake._types import Replay
 
 

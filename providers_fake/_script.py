@@ -15,10 +15,29 @@ from providers_fake._types import ScriptError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
 SIGNALS = ("SIGKILL", "SIGTERM", "SIGINT", "SIGSEGV", "SIGABRT", "SIGHUP", "SIGQUIT", "SIGPIPE")
-_STEP_KINDS = ("event", "line", "raw", "stderr", "sleep", "hang")
+
+
+def _is_seconds(value: object) -> bool:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    # Not `value >= 0`: a NaN (YAML's .nan) stays valid and `Output.sleep` skips it.
+    return not value < 0
+
+
+# The step kinds besides ``event`` (checked against the CLI's event names), each with
+# the test its value must pass and what to say when it does not.  `_replay.STEPS`
+# says what each kind does.
+_VALUE_CHECKS: dict[str, tuple[Callable[[object], bool], str]] = {
+    "line": (lambda value: isinstance(value, dict), "must be a JSON object"),
+    "raw": (lambda value: isinstance(value, str), "must be a string"),
+    "stderr": (lambda value: isinstance(value, str), "must be a string"),
+    "sleep": (_is_seconds, "must be a non-negative number of seconds"),
+    "hang": (lambda value: value is True, "must be true"),
+}
+STEP_KINDS = ("event", *_VALUE_CHECKS)
 
 
 class Script:
@@ -88,29 +107,22 @@ def _step(cli: str, index: int, step: object, events: frozenset[str]) -> tuple[s
         raise ScriptError(f"{where} must be an object")
     if len(step) == 1:
         [(key, arg)] = step.items()
-        if key in events and key not in _STEP_KINDS:
+        if key in events and key not in STEP_KINDS:
             step = {"event": key, "arg": arg}  # the YAML shorthand: {event_name: arg}
-    kinds = [key for key in step if key in _STEP_KINDS]
+    kinds = [key for key in step if key in STEP_KINDS]
     if len(kinds) != 1:
-        raise ScriptError(f"{where} must have exactly one of {', '.join(_STEP_KINDS)}")
+        raise ScriptError(f"{where} must have exactly one of {', '.join(STEP_KINDS)}")
     kind = kinds[0]
     extra = [key for key in step if key != kind and not (kind == "event" and key == "arg")]
     if extra:
         raise ScriptError(f"{where} has unexpected keys: {', '.join(map(str, extra))}")
     value = step[kind]
-    if kind == "event":
+    if kind == "event":  # the one kind with an argument, and a name only the CLI knows
         if value not in events:
             names = ", ".join(sorted(events))
             raise ScriptError(f"{where}: unknown {cli} event {value!r} (known: {names})")
         return kind, (value, step.get("arg"))
-    if kind == "line" and not isinstance(value, dict):
-        raise ScriptError(f"{where}: 'line' must be a JSON object")
-    if kind in ("raw", "stderr") and not isinstance(value, str):
-        raise ScriptError(f"{where}: {kind!r} must be a string")
-    if kind == "sleep" and (
-        isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0
-    ):
-        raise ScriptError(f"{where}: 'sleep' must be a non-negative number of seconds")
-    if kind == "hang" and value is not True:
-        raise ScriptError(f"{where}: 'hang' must be true")
+    valid, problem = _VALUE_CHECKS[kind]
+    if not valid(value):
+        raise ScriptError(f"{where}: {kind!r} {problem}")
     return kind, value

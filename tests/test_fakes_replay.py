@@ -9,12 +9,14 @@ line with status 2, Codex's ``-o`` file, CodeBuddy's and Cursor's shapes.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from providers_fake import RECORD_ENV, SCRIPT_ENV, replay
+from providers_fake import CLIS, RECORD_ENV, SCRIPT_ENV, _base, _replay, _script, replay
 from tests.capture_compare import compare_to_capture
 from tests.test_fakes import _event, _write_script
 
@@ -185,3 +187,47 @@ def test_cursor_joins_fragments(tmp_path: Path) -> None:
     assert lines[-1]["result"] == '{"a":1}'
     text = replay("cursor", ["-p", "say hi"], env)
     assert (text.stdout, text.exit_code) == (b'{"a":1}\n', 0)
+
+
+# -- The registries: CLIs, their events, step kinds ----------------------------------------
+
+
+def test_every_cli_is_registered_with_its_own_module() -> None:
+    assert set(_replay._MODULES) == CLIS
+    for cli in CLIS:
+        spec = _replay.cli_spec(cli)
+        assert spec.name == cli
+        assert type(spec).__module__ == spec.renderer.__module__ == _replay._MODULES[cli]
+
+
+@pytest.mark.parametrize("cli", sorted(CLIS))
+def test_every_event_has_a_handler_and_every_handler_an_event(cli: str) -> None:
+    spec = _replay.cli_spec(cli)
+    handlers = {name for name in dir(spec.renderer) if name.startswith("_on_")}
+    assert handlers == {_base.handler_name(event) for event in spec.events}
+
+
+def test_step_kinds_are_checked_and_performed_alike() -> None:
+    assert list(_replay.STEPS) == list(_script.STEP_KINDS)
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize("cli", sorted(CLIS))
+def test_a_launch_imports_only_its_own_cli(tmp_path: Path, cli: str) -> None:
+    """Start-up is benchmarked: a launch must not pay for the other CLIs' modules."""
+    env = _write_script(tmp_path, cli, [])
+    argv = ["exec", "x"] if cli == "codex" else ["-p", "x"]
+    code = (
+        "import json, sys, providers_fake\n"
+        f"result = providers_fake.replay({cli!r}, {argv!r}, {env!r})\n"
+        "print(json.dumps([result.exit_code, sorted(sys.modules)]))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=30
+    )
+    status, modules = json.loads(result.stdout)
+    assert status == 0
+    expected = {_replay._MODULES[cli]}
+    if cli == "codebuddy":
+        expected.add(_replay._MODULES["claude"])  # CodeBuddy's module extends Claude's
+    assert set(modules) & set(_replay._MODULES.values()) == expected
