@@ -22,6 +22,7 @@ from harness import _loader, _targets
 from harness._execute import execute
 from harness._launch import EXECUTABLES, find_executable
 from harness._scenario import Scenario, Seam
+from harness._targets import Target
 
 _STARTS = 40
 
@@ -31,8 +32,16 @@ def _catalogue(path: str) -> list[Scenario]:
     return [s for s in loaded.scenarios if s.seam is Seam.AGENT_CLI]
 
 
+def _pauses(scenario: Scenario) -> bool:
+    steps = scenario.script.steps if scenario.script else ()
+    return any(step.kind in {"sleep", "hang"} for step in steps)
+
+
 def _rate(scenarios: list[Scenario], target: str, repeat: int) -> tuple[float, float, int]:
-    runner = _targets.create(target)
+    return _rate_on(scenarios, _targets.create(target), repeat)
+
+
+def _rate_on(scenarios: list[Scenario], runner: Target, repeat: int) -> tuple[float, float, int]:
     best = float("inf")
     failures = 0
     for _ in range(repeat):
@@ -76,6 +85,22 @@ def main(path: str, repeat: int) -> int:
     print(f"in-process:  {rate:8.1f} scenarios/s  ({each:.2f} ms per scenario)")
     rate, each, bad2 = _rate(scenarios, "reference", max(1, repeat // 3))
     print(f"subprocess:  {rate:8.1f} scenarios/s  ({each:.2f} ms per scenario)")
+    # The protocol hop, measured on scenarios without scripted pauses so that
+    # sleeps and timeouts do not drown it.
+    quick = [s for s in scenarios if not _pauses(s)]
+    _, direct, _ = _rate(quick, "reference", 1)
+    served = _targets.create(f"cmd:{sys.executable} -m harness serve")
+    try:
+        execute(quick[0], served)  # start the server outside the timing
+        _, remote, bad3 = _rate_on(quick, served, 1)
+    finally:
+        getattr(served, "close", lambda: None)()
+    print(
+        f"protocol:    {remote:.2f} ms per scenario through `harness serve` vs "
+        f"{direct:.2f} ms direct ({remote - direct:+.2f} ms; {len(quick)} scenarios "
+        "without scripted pauses)"
+    )
+    bad2 += bad3
     figures = startup()
     bare = figures["python -c pass"]
     print(f"start-up medians over {_STARTS} runs:")
