@@ -91,8 +91,18 @@ def _check(scenario: Scenario) -> Outcome:
     return outcome
 
 
+# Mostly well-framed streams (thread first, terminal last) so that the
+# interesting cases, a clean frame with one bad event inside, come up often.
+codex_streams = st.builds(
+    lambda head, middle, tail: [Step("thread.started")] * head + middle + tail,
+    st.booleans(),
+    st.lists(codex_steps, max_size=6),
+    st.sampled_from([[Step("turn.completed")], [Step("turn.completed")], []]),
+)
+
+
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(codex_steps, max_size=8), exits, signals)
+@given(codex_streams, exits, signals)
 def test_codex_streams(steps: list[Step], exit: int | None, sig: str | None) -> None:
     outcome = _check(_scenario("codex", steps, exit, sig, "run"))
     kinds = [s.kind for s in steps]
@@ -106,7 +116,16 @@ def test_codex_streams(steps: list[Step], exit: int | None, sig: str | None) -> 
 
 
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(claude_steps, max_size=8), exits, signals, st.sampled_from(["run", "stream"]))
+@given(
+    st.builds(
+        lambda head, middle: [Step("init")] * head + middle,
+        st.booleans(),
+        st.lists(claude_steps, max_size=7),
+    ),
+    exits,
+    signals,
+    st.sampled_from(["run", "stream"]),
+)
 def test_claude_streams(steps: list[Step], exit: int | None, sig: str | None, mode: str) -> None:
     outcome = _check(_scenario("claude", steps, exit, sig, mode))
     results = [s for s in steps if s.kind == "result"]
