@@ -129,8 +129,9 @@ def test_codex_streams(steps: list[Step], exit: int | None, sig: str | None) -> 
 def test_claude_streams(steps: list[Step], exit: int | None, sig: str | None, mode: str) -> None:
     outcome = _check(_scenario("claude", steps, exit, sig, mode))
     results = [s for s in steps if s.kind == "result"]
-    failed_terminal = not results or (
-        results[-1].arg is not None and results[-1].arg.value.get("subtype", "success") != "success"
+    last = {} if not results or results[-1].arg is None else results[-1].arg.value
+    failed_terminal = (
+        not results or last.get("subtype", "success") != "success" or last.get("is_error") is True
     )
     if failed_terminal or sig is not None:
         assert outcome.value is None
