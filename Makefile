@@ -6,35 +6,43 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-NODE_EXAMPLE := examples/node-adaptor
-NODE_STAMP   := $(NODE_EXAMPLE)/node_modules/.installed
+NODE_EXAMPLE    := examples/node-adaptor
+NODE_STAMP      := $(NODE_EXAMPLE)/node_modules/.installed
+SDK_CODEX       := examples/sdk-shims/codex-sdk
+SDK_CODEX_STAMP := $(SDK_CODEX)/node_modules/.installed
 # Targets beside the reference: adaptors we did not write, each with a baseline.
 TARGETS := --target reference \
-           --target "node-example=cmd:node $(NODE_EXAMPLE)/adaptor.mjs"
+           --target "node-example=cmd:node $(NODE_EXAMPLE)/adaptor.mjs" \
+           --target "claude-agent-sdk=cmd:$(BIN)/python examples/sdk-shims/claude_agent_sdk_shim.py" \
+           --target "codex-sdk=cmd:node $(SDK_CODEX)/shim.mjs"
 
 .PHONY: run test lint typecheck bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,sdk]'
 	touch $(STAMP)
 
 $(NODE_STAMP): $(NODE_EXAMPLE)/package-lock.json
 	npm ci --prefix $(NODE_EXAMPLE) --no-audit --no-fund --loglevel=error
 	touch $(NODE_STAMP)
 
-run: $(STAMP) $(NODE_STAMP)
+$(SDK_CODEX_STAMP): $(SDK_CODEX)/package-lock.json
+	npm ci --prefix $(SDK_CODEX) --omit=optional --no-audit --no-fund --loglevel=error
+	touch $(SDK_CODEX_STAMP)
+
+run: $(STAMP) $(NODE_STAMP) $(SDK_CODEX_STAMP)
 	$(BIN)/harness lint scenarios
 	$(BIN)/harness run scenarios $(TARGETS) --baselines baselines --reports reports
 
-test: $(STAMP) $(NODE_STAMP)
-	$(BIN)/ruff check harness providers_fake tests
+test: $(STAMP) $(NODE_STAMP) $(SDK_CODEX_STAMP)
+	$(BIN)/ruff check harness providers_fake tests examples
 	$(BIN)/mypy
 	$(BIN)/pytest -n 2 --cov --cov-report=term:skip-covered
 
 lint: $(STAMP)
-	$(BIN)/ruff check harness providers_fake tests
+	$(BIN)/ruff check harness providers_fake tests examples
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -43,4 +51,4 @@ bench: $(STAMP)
 	$(BIN)/harness bench scenarios
 
 clean:
-	rm -rf $(VENV) build *.egg-info $(NODE_EXAMPLE)/node_modules
+	rm -rf $(VENV) build *.egg-info $(NODE_EXAMPLE)/node_modules $(SDK_CODEX)/node_modules

@@ -121,7 +121,15 @@ class Cli:
 
     def reads_stdin(self, parsed: Parsed) -> bool:
         """Whether the real CLI would read its prompt from standard input."""
-        return parsed.error is None and parsed.prompt is None
+        return parsed.error is None and parsed.prompt is None and self.answer(parsed) is None
+
+    def converses(self, parsed: Parsed) -> bool:
+        """Whether the real CLI holds a conversation on stdin (an SDK's streaming input)."""
+        return False
+
+    def answer(self, parsed: Parsed) -> str | None:
+        """What the real CLI prints instead of running (``--version``), if anything."""
+        return None
 
     def prompt(self, parsed: Parsed, stdin: str | None) -> str | None:
         if parsed.prompt is not None:

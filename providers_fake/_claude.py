@@ -10,8 +10,9 @@ to one API message, exactly as a real response with several content blocks
 is printed as several lines sharing one ``message.id``.
 
 `ClaudeCli` holds the launch rules: print mode or an SDK's stream-json
-input, ``--verbose`` required for stream-json output, ``--json-schema``
-checked before the run.
+input (the conversation on stdin lives in `_streamin`), ``--verbose``
+required for stream-json output, ``--json-schema`` checked before the run,
+``-v`` answered with the version.
 
 CodeBuddy mirrors Claude Code; `_codebuddy` subclasses this renderer and
 this spec, and only swaps the record shapes and a few options.
@@ -19,13 +20,12 @@ this spec, and only swaps the record shapes and a few options.
 
 from __future__ import annotations
 
-import json
-
 from providers_fake import _claude_data as data
 from providers_fake import _schemaflag
 from providers_fake._argv import FLAG, FORMATS, OPTIONAL, VALUE, VARIADIC
 from providers_fake._base import Cli, Context, Renderer, dict_arg, int_field, str_field, text_arg
 from providers_fake._claude_result import ResultState, build_result, text_mode_line
+from providers_fake._streamin import first_user_message, is_stream_input
 from providers_fake._types import ScriptError
 
 TYPE_CHECKING = False
@@ -416,21 +416,29 @@ class ClaudeCli(Cli):
             "result",
         }
     )
-    options = OPTIONS
+    options = (*OPTIONS, (("-v", "--version"), "version", FLAG, "", ()))
     max_positionals = 1
 
+    def answer(self, parsed: Parsed) -> str | None:
+        # commander's version option: printed as soon as it is parsed, then exit 0.
+        return f"{data.VERSION} (Claude Code)\n" if parsed.flag("version") else None
+
     def reads_stdin(self, parsed: Parsed) -> bool:
-        if _stream_input(parsed):
+        if is_stream_input(parsed):
             return False  # the SDK keeps stdin open; reading to EOF would deadlock
         return super().reads_stdin(parsed)
 
+    def converses(self, parsed: Parsed) -> bool:
+        # Refused command lines exit before the real CLI reads any input.
+        return is_stream_input(parsed) and self.refusal(parsed, None, None) is None
+
     def prompt(self, parsed: Parsed, stdin: str | None) -> str | None:
-        if parsed.prompt is None and stdin is not None and _stream_input(parsed):
-            return _first_user_message(stdin)
+        if parsed.prompt is None and stdin is not None and is_stream_input(parsed):
+            return first_user_message(stdin)
         return super().prompt(parsed, stdin)
 
     def preflight(self, parsed: Parsed, stdin: str | None, prompt: str | None) -> Refusal | None:
-        stream_input = _stream_input(parsed)
+        stream_input = is_stream_input(parsed)
         if not parsed.flag("print") and not stream_input:
             return f"fake-{self.name}: interactive mode is not supported; pass -p/--print\n", 2
         if parsed.output_format == "stream-json" and not parsed.flag("verbose"):
@@ -446,34 +454,13 @@ class ClaudeCli(Cli):
                 "when using --print\n",
                 1,
             )
+        if prompt is None and stdin is not None:
+            return "", 0  # an SDK's input ended before any user line: no turn, no output
         return None
 
     def received_schema(self, parsed: Parsed) -> object:
         text = parsed.text("json_schema")
         return None if text is None else _schemaflag.parse_quietly(text)
-
-
-def _stream_input(parsed: Parsed) -> bool:
-    return parsed.text("input_format") == "stream-json"
-
-
-def _first_user_message(stdin: str) -> str | None:
-    """The prompt an SDK sent as a stream-json user message (control requests are skipped)."""
-    for line in stdin.splitlines():
-        try:
-            message = json.loads(line)
-        except ValueError:
-            continue
-        if not isinstance(message, dict) or message.get("type") != "user":
-            continue
-        body = message.get("message")
-        content = body.get("content") if isinstance(body, dict) else None
-        if isinstance(content, str):
-            return content
-        if isinstance(content, list):
-            texts = [b.get("text") for b in content if isinstance(b, dict)]
-            return "".join(t for t in texts if isinstance(t, str))
-    return None
 
 
 CLI = ClaudeCli()

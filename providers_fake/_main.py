@@ -12,11 +12,15 @@ import sys
 import time
 
 from providers_fake import replay
-from providers_fake._replay import needs_stdin
+from providers_fake._replay import stdin_use
 from providers_fake._types import Replay
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from providers_fake._streamin import Conversation
 
-def _perform(result: Replay) -> int:
+
+def _perform(result: Replay, conversation: Conversation | None = None) -> int:
     for chunk in result.chunks:
         if chunk[0] == "sleep":
             time.sleep(chunk[1])
@@ -28,6 +32,8 @@ def _perform(result: Replay) -> int:
             _write_all(fd, chunk[1])
     if result.signal is not None:
         _die_by(result.signal)
+    if conversation is not None:
+        conversation.read(to_end=True)  # like the real CLI: the session ends with stdin
     return result.exit_code
 
 
@@ -55,18 +61,27 @@ def _write_all(fd: int, data: bytes) -> None:
 def _run(cli: str) -> int:
     try:
         argv = sys.argv[1:]
-        return _perform(replay(cli, argv, os.environ, _stdin(cli, argv)))
+        conversation = None
+        stdin = None
+        # Like the real CLIs: a prompt is read from stdin only when none was given and
+        # stdin is not a terminal (a closed stdin counts as no input).
+        use = None if sys.stdin is None or os.isatty(0) else stdin_use(cli, argv)
+        if use == "converse":
+            # An SDK keeps stdin open: read up to its prompt, answering as it goes.
+            from providers_fake._streamin import Conversation  # noqa: PLC0415 - SDKs only
+
+            conversation = Conversation()
+            stdin = conversation.read()
+        elif use == "read":
+            stdin = _read_stdin()
+        return _perform(replay(cli, argv, os.environ, stdin), conversation)
     except KeyboardInterrupt:
         # Interrupted like a real CLI: die by SIGINT, without Python's traceback.
         _die_by(2)
         return 130
 
 
-def _stdin(cli: str, argv: list[str]) -> bytes | None:
-    # Like the real CLIs: a prompt is read from stdin only when none was given and
-    # stdin is not a terminal (a closed stdin counts as no input).
-    if not needs_stdin(cli, argv) or sys.stdin is None or os.isatty(0):
-        return None
+def _read_stdin() -> bytes | None:
     try:
         return sys.stdin.buffer.read()
     except (OSError, ValueError):

@@ -47,10 +47,16 @@ def cli_spec(cli: str) -> Cli:
     return spec
 
 
-def needs_stdin(cli: str, argv: list[str]) -> bool:
-    """Whether the real CLI would read its prompt from standard input."""
+def stdin_use(cli: str, argv: list[str]) -> str | None:
+    """
+    How the real CLI would use standard input: ``"read"`` (a prompt, to its end),
+    ``"converse"`` (an SDK's streaming input, line by line) or None (not at all).
+    """
     spec = cli_spec(cli)
-    return spec.reads_stdin(spec.parse(argv))
+    parsed = spec.parse(argv)
+    if spec.converses(parsed):
+        return "converse"
+    return "read" if spec.reads_stdin(parsed) else None
 
 
 def replay(
@@ -79,6 +85,10 @@ def _launch(  # noqa: PLR0917 - the private twin of `replay`, called once
     record_env: str,
 ) -> Replay:
     parsed = cli.parse(argv)
+    answer = cli.answer(parsed)
+    if answer is not None:
+        _record(env.get(record_env), cli, argv, parsed, None)
+        return Replay((("stdout", answer.encode("utf-8")),), 0)
     stdin_text = None if stdin is None else stdin.decode("utf-8", "replace")
     prompt = cli.prompt(parsed, stdin_text)
     _record(env.get(record_env), cli, argv, parsed, prompt)
