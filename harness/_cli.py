@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from harness import _loader, _targets
+from harness import _loader, _seams, _targets
 from harness._clauses import registry
 from harness.exceptions import HarnessError
 
@@ -63,23 +63,8 @@ def show(args: argparse.Namespace) -> int:
     for clause in s.clauses:
         print(f"  {clause}: {clauses[clause].summary}")
     print()
-    print(
-        f"request: driver={s.request.driver} mode={s.request.mode} "
-        f"on_invalid={s.request.on_invalid} approval={s.request.approval}"
-    )
-    if s.script is not None:
-        print("provider script:")
-        for step in s.script.steps:
-            print(f"  - {step.kind}" + ("" if step.arg is None else f": {step.arg.text}"))
-        if s.script.exit is not None:
-            print(f"  exit {s.script.exit}")
-        if s.script.signal:
-            print(f"  die by {s.script.signal}")
-    print("expect:")
-    for name, value in vars(s.expect).items():
-        if value not in (None, False, ()):
-            shown = value.text if hasattr(value, "text") else value
-            print(f"  {name}: {shown}")
+    for line in _seams.require(s.seam.value).show(s):
+        print(line)
     return 0
 
 

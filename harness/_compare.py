@@ -32,7 +32,8 @@ class Mismatch:
         return f"{self.field}:\n  expected: {expected}\n  actual:   {actual}"
 
 
-def _show(value: Any) -> str:
+def show(value: Any) -> str:
+    """A value as a mismatch renders it: canonical, key-sorted JSON."""
     return canonical(value)
 
 
@@ -61,7 +62,7 @@ def compare(expect: Expectation, actual: Outcome) -> tuple[Mismatch, ...]:
 def _mismatches(expect: Expectation, actual: Outcome) -> Iterator[Mismatch]:
     def equal(name: str, want: Any, got: Any) -> Iterator[Mismatch]:
         if want != got:
-            yield Mismatch(name, _show(want), _show(got))
+            yield Mismatch(name, show(want), show(got))
 
     if expect.status is not None:
         yield from equal("status", expect.status, actual.status)
@@ -73,20 +74,20 @@ def _mismatches(expect: Expectation, actual: Outcome) -> Iterator[Mismatch]:
         actual.message or ""
     ):
         yield Mismatch(
-            "message", f"contains {_show(expect.message_contains)}", _show(actual.message)
+            "message", f"contains {show(expect.message_contains)}", show(actual.message)
         )
     actual_value = None if actual.value is None else actual.value.value
     if expect.value is not None:
         if actual.value is None:
-            yield Mismatch("value", _show(expect.value.value), "<no value>")
+            yield Mismatch("value", show(expect.value.value), "<no value>")
         else:
             yield from equal("value", expect.value.value, actual_value)
     if expect.no_value and actual.value is not None:
-        yield Mismatch("value", "<no value>", _show(actual_value))
+        yield Mismatch("value", "<no value>", show(actual_value))
     if expect.text is not None:
         yield from equal("text", expect.text.value, actual.text)
     if expect.text_contains is not None and expect.text_contains not in (actual.text or ""):
-        yield Mismatch("text", f"contains {_show(expect.text_contains)}", _show(actual.text))
+        yield Mismatch("text", f"contains {show(expect.text_contains)}", show(actual.text))
     if expect.mechanism is not None:
         yield from equal("mechanism", expect.mechanism.value, actual.mechanism)
     if expect.diagnostics is not None:
@@ -95,32 +96,35 @@ def _mismatches(expect: Expectation, actual: Outcome) -> Iterator[Mismatch]:
         if len(wanted) != len(got) or not all(map(_diag_matches, wanted, got)):
             yield Mismatch(
                 "diagnostics",
-                _show([_diag_json(d) for d in wanted]),
-                _show([d.to_json() for d in got]),
+                show([_diag_json(d) for d in wanted]),
+                show([d.to_json() for d in got]),
             )
     for want in expect.diagnostics_contain:
         if not any(_diag_matches(want, got) for got in actual.diagnostics):
             yield Mismatch(
                 "diagnostics",
-                f"contains {_show(_diag_json(want))}",
-                _show([d.to_json() for d in actual.diagnostics]),
+                f"contains {show(_diag_json(want))}",
+                show([d.to_json() for d in actual.diagnostics]),
             )
     if expect.launches is not None:
         yield from equal("launches", expect.launches, actual.launches)
     if expect.raw is not None:
         yield from equal("raw", expect.raw.value, None if actual.raw is None else actual.raw.value)
     if expect.provider is not None:
-        yield from _provider(expect.provider, actual.calls)
+        yield from provider_mismatches(expect.provider, actual.calls)
 
 
-def _provider(want: ProviderExpectation, calls: tuple[ProviderCall, ...]) -> Iterator[Mismatch]:
+def provider_mismatches(
+    want: ProviderExpectation, calls: tuple[ProviderCall, ...]
+) -> Iterator[Mismatch]:
+    """How the last launch of the fake differs from what it should have received."""
     if not calls:
         yield Mismatch("provider", "at least one launch", "no launch")
         return
     call = calls[-1]
     prompt = call.prompt or ""
-    shown_prompt = _show(prompt)
-    shown_argv = _show(list(call.argv))
+    shown_prompt = show(prompt)
+    shown_argv = show(list(call.argv))
     got_schema = None if call.schema is None else call.schema.value
     # (field, holds, expected, actual) for every check the expectation names.
     checks: list[tuple[str, bool, str, str]] = []
@@ -129,8 +133,8 @@ def _provider(want: ProviderExpectation, calls: tuple[ProviderCall, ...]) -> Ite
             (
                 "provider.output_format",
                 call.output_format == want.output_format,
-                _show(want.output_format),
-                _show(call.output_format),
+                show(want.output_format),
+                show(call.output_format),
             )
         )
     if want.schema is not None:
@@ -138,18 +142,18 @@ def _provider(want: ProviderExpectation, calls: tuple[ProviderCall, ...]) -> Ite
             (
                 "provider.schema",
                 got_schema == want.schema.value,
-                _show(want.schema.value),
-                _show(got_schema),
+                show(want.schema.value),
+                show(got_schema),
             )
         )
     if want.no_schema:
-        checks.append(("provider.schema", call.schema is None, "<none>", _show(got_schema)))
+        checks.append(("provider.schema", call.schema is None, "<none>", show(got_schema)))
     checks += [
-        ("provider.prompt", n in prompt, f"contains {_show(n)}", shown_prompt)
+        ("provider.prompt", n in prompt, f"contains {show(n)}", shown_prompt)
         for n in want.prompt_contains
     ]
     checks += [
-        ("provider.prompt", n not in prompt, f"excludes {_show(n)}", shown_prompt)
+        ("provider.prompt", n not in prompt, f"excludes {show(n)}", shown_prompt)
         for n in want.prompt_excludes
     ]
     if want.prompt_ends_with is not None:
@@ -157,16 +161,16 @@ def _provider(want: ProviderExpectation, calls: tuple[ProviderCall, ...]) -> Ite
             (
                 "provider.prompt",
                 prompt.endswith(want.prompt_ends_with),
-                f"ends with {_show(want.prompt_ends_with)}",
+                f"ends with {show(want.prompt_ends_with)}",
                 shown_prompt,
             )
         )
     checks += [
-        ("provider.argv", a in call.argv, f"contains {_show(a)}", shown_argv)
+        ("provider.argv", a in call.argv, f"contains {show(a)}", shown_argv)
         for a in want.argv_contains
     ]
     checks += [
-        ("provider.argv", a not in call.argv, f"excludes {_show(a)}", shown_argv)
+        ("provider.argv", a not in call.argv, f"excludes {show(a)}", shown_argv)
         for a in want.argv_excludes
     ]
     for name, holds, expected, actual in checks:

@@ -19,10 +19,9 @@ from typing import Any
 
 import pytest
 
-from harness import _baseline, _loader, _report, _targets
+from harness import _baseline, _loader, _report, _seams, _targets
 from harness._compare import Mismatch
 from harness._execute import STATUSES, CaseResult, execute
-from harness._outcome import Outcome
 from harness._scenario import Scenario
 from harness.exceptions import Problem
 
@@ -72,6 +71,7 @@ def result_to_json(result: CaseResult) -> str:
             "verdict": result.verdict,
             "note": result.note,
             "mismatches": [[m.field, m.expected, m.actual] for m in result.mismatches],
+            "seam": None if result.outcome is None else result.outcome.seam,
             "outcome": None if result.outcome is None else result.outcome.to_json(),
         }
     )
@@ -84,7 +84,9 @@ def result_from_json(text: str) -> CaseResult:
         scenario=data["scenario"],
         target=data["target"],
         status=data["status"],
-        outcome=None if outcome is None else Outcome.from_json(outcome),
+        outcome=None
+        if outcome is None
+        else _seams.require(data["seam"]).outcome_from_json(outcome),
         mismatches=tuple(Mismatch(*m) for m in data["mismatches"]),
         reason=data["reason"],
         verdict=data.get("verdict"),
@@ -197,13 +199,7 @@ def verdict(result: CaseResult) -> None:
     if result.status == "failed":
         diff = "\n".join(m.render() for m in result.mismatches)
         got = result.outcome
-        summary = (
-            ""
-            if got is None
-            else (
-                f"\noutcome: {got.status} {got.error or ''} {got.cause or ''} {got.message or ''}"
-            )
-        )
+        summary = "" if got is None else f"\noutcome: {got.summary()}"
         pytest.fail(
             f"{result.case_id} does not meet its expectation\n{diff}{summary}", pytrace=False
         )

@@ -3,7 +3,7 @@ The loader: the one place scenario files are read.
 
 A file goes through ``safe`` YAML loading with positions, family expansion,
 validation against the packaged scenario JSON Schema, then semantic checks
-(clauses exist, scripted events exist for that CLI, schema files exist).
+(clauses exist, plus whatever the scenario's seam checks beyond the schema).
 What survives becomes immutable `Scenario` values; everything else becomes a
 `Problem` pointing at file, line, column and field.  Nothing here raises for
 a bad scenario.
@@ -22,7 +22,7 @@ from typing import Any
 import jsonschema
 from jsonschema.exceptions import ValidationError, best_match
 
-from harness import _seam_agent_cli, _seams, _yamlpos  # noqa: F401  (seams register)
+from harness import _seams, _yamlpos
 from harness._clauses import registry
 from harness._scenario import (
     Scenario,
@@ -81,16 +81,12 @@ class _Positions:
 
 
 def _merge_case(base: Mapping[str, Any], case: Mapping[str, Any]) -> dict[str, Any]:
-    """A family case over the shared fields; its own schema source replaces the family's."""
-    merged = _seams.merge(dict(base), dict(case))
-    own = case.get("request")
-    if isinstance(own, Mapping) and isinstance(merged.get("request"), dict):
-        documents = ["schema", "schema_text", "schema_file"]
-        if any(k in own for k in documents):
-            for key in documents:
-                if key not in own:
-                    merged["request"].pop(key, None)
-    return merged
+    """A family case over the shared fields, the way the case's seam merges them."""
+    seam = case.get("seam", base.get("seam"))
+    kind = _seams.get(seam) if isinstance(seam, str) else None
+    if kind is None:
+        return _seams.merge(dict(base), dict(case))
+    return kind.merge_case(dict(base), dict(case))
 
 
 def _schema_problem(error: ValidationError) -> tuple[tuple[str | int, ...], str]:
@@ -163,8 +159,12 @@ class _FileLoader:
 
     def _one(self, doc: dict[str, Any], where: _Positions) -> list[Scenario]:
         before = len(self.problems)
+        reported: set[tuple[str | int, ...]] = set()
         for error in sorted(_validator().iter_errors(doc), key=lambda e: list(map(str, e.path))):
             path, message = _schema_problem(error)
+            if path in reported:
+                continue  # the shared and the seam's schema may both object: say it once
+            reported.add(path)
             self.problem(where.where(path), _field(path), message)
         if len(self.problems) > before:
             return []
@@ -179,7 +179,7 @@ class _FileLoader:
             if clause not in known:
                 at: tuple[str | int, ...] = ("clauses", i)
                 self.problem(where.where(at), _field(at), f"unknown clause {clause!r}")
-        seam = _seams.LOADERS.get(doc["seam"])
+        seam = _seams.get(doc["seam"])
         if seam is None:
             self.problem(where.where(("seam",)), "seam", f"seam {doc['seam']!r} has no loader yet")
             return
@@ -190,7 +190,7 @@ class _FileLoader:
         seam.check(doc, self.path.parent, problem)
 
     def _build(self, doc: dict[str, Any], where: _Positions) -> Scenario:
-        parts = _seams.LOADERS[doc["seam"]].parts(doc, self.path.parent)
+        parts = _seams.require(doc["seam"]).parts(doc, self.path.parent)
         return Scenario(
             id=doc["id"],
             title=doc["title"].strip(),
@@ -205,6 +205,7 @@ class _FileLoader:
             tags=tuple(doc.get("tags", ())),
             capture=doc.get("capture"),
             script=parts.script,
+            later_scripts=parts.later_scripts,
         )
 
 

@@ -25,7 +25,7 @@ provider, not reported by the adaptor.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 from harness._scenario import Json
 
@@ -101,6 +101,9 @@ class ProviderCall:
 class Outcome:
     """See the module docstring for what each field means."""
 
+    #: The seam this outcome belongs to (service-api cases observe other things).
+    seam: ClassVar[str] = "agent-cli"
+
     status: str
     error: str | None = None
     cause: str | None = None
@@ -121,6 +124,10 @@ class Outcome:
     def failed(cls, error: str, message: str, **fields: Any) -> Outcome:
         assert error in ERROR_KINDS, error
         return cls(status="error", error=error, message=message, **fields)
+
+    def summary(self) -> str:
+        """One line for a failing case."""
+        return f"{self.status} {self.error or ''} {self.cause or ''} {self.message or ''}"
 
     def observed(self, calls: tuple[ProviderCall, ...]) -> Outcome:
         """This outcome with what the fake providers recorded attached."""

@@ -16,15 +16,20 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
+from harness import _seams
 from harness._clauses import families, registry
 from harness._execute import STATUSES, CaseResult
 from harness._scenario import Scenario
 from harness.exceptions import Problem
 
-#: Bumped whenever the JSON report changes shape.
-REPORT_VERSION = 1
+#: Bumped whenever the JSON report changes shape.  2: each case names its
+#: seam, and a case's ``outcome`` has that seam's shape (service-api cases
+#: carry the service's answers rather than the canonical adaptor outcome).
+REPORT_VERSION = 2
 
-_REQUIRED_FAMILIES = ("SCH", "NEG", "PV", "CDX", "CLA", "DEC", "POL", "CUR", "CBY")
+#: Clause families every one of whose clauses needs a scenario, per seam.
+_REQUIRED_FAMILIES = ("SCH", "NEG", "PV", "CDX", "CLA", "DEC", "POL", "CUR", "CBY", "THR", "T3")
+_GATED_SEAMS = ("agent-cli", "service-api")
 _SYMBOL = {"passed": "pass", "failed": "FAIL", "errored": "ERROR", "skipped": "skip"}
 #: Verdicts against a target's baseline, counted beside the statuses.
 VERDICTS = ("expected", "regression", "stale")
@@ -107,20 +112,21 @@ class Report:
         return rows
 
     def uncovered_required(self) -> list[str]:
-        """Clauses of the foundation families that no scenario exercises."""
+        """Clauses of the gated families (on the seams built so far) that no scenario exercises."""
         return [
             row["clause"]
             for row in self.coverage()
             if row["family"] in _REQUIRED_FAMILIES
-            and row["seam"] == "agent-cli"
+            and row["seam"] in _GATED_SEAMS
             and not row["scenarios"]
         ]
 
 
-def _case_json(result: CaseResult) -> dict[str, Any]:
+def _case_json(result: CaseResult, seam: str | None) -> dict[str, Any]:
     return {
         "scenario": result.scenario,
         "target": result.target,
+        "seam": seam,
         "status": result.status,
         "reason": result.reason,
         "verdict": result.verdict,
@@ -134,12 +140,13 @@ def _case_json(result: CaseResult) -> dict[str, Any]:
 
 
 def to_json(report: Report) -> str:
+    seams = {s.id: s.seam.value for s in report.scenarios}
     document = {
         "version": REPORT_VERSION,
         "targets": list(report.targets),
         "summary": report.summary(),
         "problems": [str(p) for p in report.problems],
-        "cases": [_case_json(r) for r in report.results],
+        "cases": [_case_json(r, seams.get(r.scenario)) for r in report.results],
         "coverage": report.coverage(),
     }
     return json.dumps(document, ensure_ascii=False, sort_keys=True, indent=2) + "\n"
@@ -229,33 +236,6 @@ def coverage(report: Report) -> str:
     return "\n".join(lines)
 
 
-def _expected(scenario: Scenario) -> list[str]:
-    e = scenario.expect
-    out = []
-    if e.status or e.error:
-        verdict = e.error or e.status or ""
-        if e.cause:
-            verdict += f" ({e.cause})"
-        out.append(f"outcome: `{verdict}`")
-    if e.value is not None:
-        out.append(f"value: `{e.value.text}`")
-    if e.no_value:
-        out.append("no decoded value")
-    if e.mechanism is not None:
-        out.append(f"mechanism: `{e.mechanism.value}`")
-    if e.launches is not None:
-        out.append(f"provider launches: {e.launches}")
-    for d in e.diagnostics or e.diagnostics_contain:
-        out.append(
-            f"diagnostic at `{d.path or '/'}`: {d.message or d.message_contains or ''}".rstrip(": ")
-        )
-    if e.provider is not None:
-        if e.provider.output_format:
-            out.append(f"provider output format: `{e.provider.output_format}`")
-        out += [f"prompt contains: `{p}`" for p in e.provider.prompt_contains]
-    return out
-
-
 def catalogue(report: Report) -> str:
     lines = ["# Edge-case catalogue", ""]
     lines.append(
@@ -275,12 +255,7 @@ def catalogue(report: Report) -> str:
             if s.capture:
                 lines.append(f"· replays the real capture `{s.capture}`")
             lines += ["", s.description, ""]
-            lines += [f"- {item}" for item in _expected(s)]
-            for kind, override in s.by_target:
-                lines.append(
-                    f"- on `{kind}` targets the expectation differs: "
-                    f"`{override.error or override.status}`"
-                )
+            lines += [f"- {item}" for item in _seams.require(s.seam.value).describe(s)]
     return "\n".join(lines) + "\n"
 
 

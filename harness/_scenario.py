@@ -230,28 +230,37 @@ class Expectation:
 
 @dataclass(frozen=True)
 class Scenario:
-    """One edge case: request, provider script and expected outcome."""
+    """
+    One edge case: request, provider script and expected outcome.
+
+    ``request`` and ``expect`` are the seam's own typed values (agent-cli:
+    `Request` and `Expectation`); only that seam's code reads them, so they
+    are typed as ``object`` here and narrowed where they are used.
+    """
 
     id: str
     title: str
     description: str
     clauses: tuple[str, ...]
     seam: Seam
-    request: Request
-    expect: Expectation
+    request: object
+    expect: object
     path: Path
     line: int = 1
     tags: tuple[str, ...] = ()
     capture: str | None = None
     script: Script | None = None
-    by_target: tuple[tuple[str, Expectation], ...] = field(default=())
+    by_target: tuple[tuple[str, object], ...] = field(default=())
+    #: Scripts for the second and later launches of the fake (follow-up turns
+    #: behind a service), in order; a launch past the end replays the last one.
+    later_scripts: tuple[Script, ...] = ()
 
     @cached_property
     def family(self) -> str:
         """The folder the scenario lives in, e.g. ``agent-cli/codex``."""
         return self.path.parent.name
 
-    def expectation_for(self, target_kind: str) -> Expectation:
+    def expectation_for(self, target_kind: str) -> object:
         for kind, expectation in self.by_target:
             if kind == target_kind:
                 return expectation

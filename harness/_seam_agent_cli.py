@@ -3,17 +3,22 @@ The agent-cli seam: a fake agent CLI on one side, an adaptor on the other.
 
 Checks what the JSON Schema cannot (schema sources, schema files, scripted
 event names for the chosen CLI, contradictory expectations) and builds the
-typed request, provider script and expectations.
+typed request, provider script and expectations.  Runs a case by handing
+the request and the fake's whereabouts to an `Adaptor` target, then compares
+its canonical `Outcome` field by field (`_compare`).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import providers_fake
-from harness import _seams
+from harness import _seams, _workspace
+from harness._compare import Mismatch, compare
+from harness._outcome import Outcome
 from harness._scenario import (
     Descriptor,
     DiagnosticExpectation,
@@ -21,10 +26,12 @@ from harness._scenario import (
     Json,
     ProviderExpectation,
     Request,
+    Scenario,
     SchemaType,
     Script,
     Step,
 )
+from harness._targets import Adaptor, Target
 
 _SPECIAL_STEPS = frozenset({"line", "raw", "stderr", "sleep", "hang"})
 #: Documents; a derived ``schema_type`` may precede one of them (SCH-08).
@@ -33,6 +40,20 @@ _DOCUMENTS = ("schema", "schema_text", "schema_file")
 
 class AgentCli:
     """See the module docstring."""
+
+    schema_def = "agent-cli"
+
+    def merge_case(self, base: dict[str, Any], case: dict[str, Any]) -> dict[str, Any]:
+        """A family case over the shared fields; its own schema source replaces the family's."""
+        merged = _seams.merge(base, case)
+        own = case.get("request")
+        if not isinstance(own, Mapping):
+            return merged
+        if any(k in own for k in _DOCUMENTS) and isinstance(merged.get("request"), dict):
+            for key in _DOCUMENTS:
+                if key not in own:
+                    merged["request"].pop(key, None)
+        return merged
 
     def check(self, doc: dict[str, Any], base: Path, report: _seams.Report) -> None:
         request = doc["request"]
@@ -47,15 +68,7 @@ class AgentCli:
         if "provider" not in doc:
             report(("provider",), "required field is missing for agent-cli")
         else:
-            events = providers_fake.event_names(request["driver"])
-            for i, step in enumerate(doc["provider"]["steps"]):
-                name = step if isinstance(step, str) else next(iter(step))
-                if name not in events and name not in _SPECIAL_STEPS:
-                    known = ", ".join(sorted(events))
-                    report(
-                        ("provider", "steps", i),
-                        f"unknown {request['driver']} event {name!r} (known: {known})",
-                    )
+            check_steps(request["driver"], doc["provider"]["steps"], ("provider",), report)
         expectations = [("expect",)] + [("by_target", k) for k in doc.get("by_target", {})]
         for where in expectations:
             expect = doc[where[0]] if len(where) == 1 else doc[where[0]][where[1]]
@@ -68,14 +81,7 @@ class AgentCli:
         request = doc["request"]
         script = None
         if "provider" in doc:
-            provider = doc["provider"]
-            script = Script(
-                cli=request["driver"],
-                steps=tuple(_step(step) for step in provider["steps"]),
-                exit=provider.get("exit"),
-                signal=provider.get("signal"),
-                json_shape=provider.get("json_shape"),
-            )
+            script = script_from(request["driver"], doc["provider"])
         expect = doc["expect"]
         return _seams.Parts(
             request=_request(request, base),
@@ -86,6 +92,129 @@ class AgentCli:
                 for kind, override in sorted(doc.get("by_target", {}).items())
             ),
         )
+
+    def observe(self, scenario: Scenario, target: Target) -> Outcome:
+        assert isinstance(target, Adaptor), target
+        request = scenario.request
+        assert isinstance(request, Request), request
+        with _workspace.open_for(scenario) as workspace:
+            outcome = target.run(request, workspace.provider(), scenario.id)
+            return outcome.observed(workspace.calls())
+
+    def compare(self, expect: object, actual: _seams.SeamOutcome) -> tuple[Mismatch, ...]:
+        assert isinstance(expect, Expectation), expect
+        assert isinstance(actual, Outcome), actual
+        return compare(expect, actual)
+
+    def outcome_from_json(self, data: dict[str, Any]) -> Outcome:
+        return Outcome.from_json(data)
+
+    def describe(self, scenario: Scenario) -> list[str]:
+        e = scenario.expect
+        assert isinstance(e, Expectation)
+        out = []
+        if e.status or e.error:
+            verdict = e.error or e.status or ""
+            if e.cause:
+                verdict += f" ({e.cause})"
+            out.append(f"outcome: `{verdict}`")
+        if e.value is not None:
+            out.append(f"value: `{e.value.text}`")
+        if e.no_value:
+            out.append("no decoded value")
+        if e.mechanism is not None:
+            out.append(f"mechanism: `{e.mechanism.value}`")
+        if e.launches is not None:
+            out.append(f"provider launches: {e.launches}")
+        for d in e.diagnostics or e.diagnostics_contain:
+            out.append(
+                f"diagnostic at `{d.path or '/'}`: {d.message or d.message_contains or ''}".rstrip(
+                    ": "
+                )
+            )
+        if e.provider is not None:
+            if e.provider.output_format:
+                out.append(f"provider output format: `{e.provider.output_format}`")
+            out += [f"prompt contains: `{p}`" for p in e.provider.prompt_contains]
+        for kind, override in scenario.by_target:
+            assert isinstance(override, Expectation)
+            out.append(
+                f"on `{kind}` targets the expectation differs: "
+                f"`{override.error or override.status}`"
+            )
+        return out
+
+    def show(self, scenario: Scenario) -> list[str]:
+        request = scenario.request
+        assert isinstance(request, Request)
+        lines = [
+            f"request: driver={request.driver} mode={request.mode} "
+            f"on_invalid={request.on_invalid} approval={request.approval}"
+        ]
+        if scenario.script is not None:
+            lines += show_script(scenario.script)
+        lines.append("expect:")
+        lines += show_fields(scenario.expect)
+        return lines
+
+
+def show_script(script: Script, heading: str = "provider script:") -> list[str]:
+    """A script as ``harness show`` prints it."""
+    lines = [heading]
+    for step in script.steps:
+        lines.append(f"  - {step.kind}" + ("" if step.arg is None else f": {step.arg.text}"))
+    if script.exit is not None:
+        lines.append(f"  exit {script.exit}")
+    if script.signal:
+        lines.append(f"  die by {script.signal}")
+    return lines
+
+
+def show_fields(value: object) -> list[str]:
+    """The fields of an expectation that are set, one per line."""
+    lines = []
+    for name, field in vars(value).items():
+        if field not in (None, False, ()):
+            shown = field.text if hasattr(field, "text") else field
+            lines.append(f"  {name}: {shown}")
+    return lines
+
+
+def check_steps(
+    cli: str, steps: list[Any], at: tuple[str | int, ...], report: _seams.Report
+) -> None:
+    """Every scripted step is an event of ``cli`` or a special step (any seam with a fake CLI)."""
+    events = providers_fake.event_names(cli)
+    for i, step in enumerate(steps):
+        name = step if isinstance(step, str) else next(iter(step))
+        if name not in events and name not in _SPECIAL_STEPS:
+            known = ", ".join(sorted(events))
+            report((*at, "steps", i), f"unknown {cli} event {name!r} (known: {known})")
+
+
+def script_from(cli: str, provider: dict[str, Any]) -> Script:
+    """The typed script of a checked ``provider`` section."""
+    return Script(
+        cli=cli,
+        steps=tuple(_step(step) for step in provider["steps"]),
+        exit=provider.get("exit"),
+        signal=provider.get("signal"),
+        json_shape=provider.get("json_shape"),
+    )
+
+
+def provider_expectation(p: dict[str, Any]) -> ProviderExpectation:
+    """What the fake must have received, from a checked ``provider`` expectation."""
+    return ProviderExpectation(
+        output_format=p.get("output_format"),
+        schema=Json.of(p["schema"]) if "schema" in p else None,
+        no_schema=p.get("no_schema", False),
+        prompt_contains=tuple(p.get("prompt_contains", ())),
+        prompt_excludes=tuple(p.get("prompt_excludes", ())),
+        prompt_ends_with=p.get("prompt_ends_with"),
+        argv_contains=tuple(p.get("argv_contains", ())),
+        argv_excludes=tuple(p.get("argv_excludes", ())),
+    )
 
 
 def _request(raw: dict[str, Any], base: Path) -> Request:
@@ -138,19 +267,7 @@ def _diagnostics(raw: list[dict[str, str]]) -> tuple[DiagnosticExpectation, ...]
 
 
 def _expectation(raw: dict[str, Any]) -> Expectation:
-    provider = None
-    if "provider" in raw:
-        p = raw["provider"]
-        provider = ProviderExpectation(
-            output_format=p.get("output_format"),
-            schema=Json.of(p["schema"]) if "schema" in p else None,
-            no_schema=p.get("no_schema", False),
-            prompt_contains=tuple(p.get("prompt_contains", ())),
-            prompt_excludes=tuple(p.get("prompt_excludes", ())),
-            prompt_ends_with=p.get("prompt_ends_with"),
-            argv_contains=tuple(p.get("argv_contains", ())),
-            argv_excludes=tuple(p.get("argv_excludes", ())),
-        )
+    provider = provider_expectation(raw["provider"]) if "provider" in raw else None
     return Expectation(
         status=raw.get("status"),
         error=raw.get("error"),

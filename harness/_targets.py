@@ -1,10 +1,15 @@
 """
 Targets: how a system under test is reached.
 
-A target runs one scenario's request against its fake provider and returns
-the canonical `Outcome`.  Targets are created from a spec string through a
-registry of kinds (``reference``, ``reference-inproc``; other kinds register
-the same way), never through a chain of conditions.
+Every target says which seams it serves; each seam has one Protocol its
+targets implement.  On the agent-cli seam an `Adaptor` runs one request
+against the fake provider and returns the canonical `Outcome`; on the
+service-api seam a `Service` opens a `Connection` that speaks the
+conformance binding over HTTP.  The reference serves both: the reference
+adaptor pipeline, and the reference service models in process (behind an
+httpx transport, so they are driven by exactly the client code that drives
+a real service over ``http:BASE_URL``).  Targets are created from a spec
+string through a registry of kinds, never through a chain of conditions.
 """
 
 from __future__ import annotations
@@ -16,8 +21,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
+import httpx
 import jsonschema
 
 from harness import _pipeline
@@ -25,7 +31,9 @@ from harness._launch import InProcess, Launcher, Subprocess
 from harness._outcome import Outcome
 from harness._pipeline import Provider
 from harness._protocol import ProtocolAdaptor
+from harness._ref_service import ReferenceService
 from harness._scenario import Request, Seam
+from harness._service_http import GRACE, Connection
 from harness.exceptions import InvalidAnswer, NoSuchTarget
 
 
@@ -48,20 +56,78 @@ class Target(Protocol):
     @property
     def seams(self) -> frozenset[Seam]: ...
 
+
+@runtime_checkable
+class Adaptor(Target, Protocol):
+    """The agent-cli seam's system under test: an adaptor in front of a fake CLI."""
+
     def run(self, request: Request, provider: Provider, scenario_id: str) -> Outcome: ...
+
+
+@runtime_checkable
+class Service(Target, Protocol):
+    """The service-api seam's system under test: a service behind the HTTP binding."""
+
+    def connect(self) -> Connection: ...
+
+
+#: The base URL the in-process reference service answers on; never resolved.
+REFERENCE_URL = "http://reference-service.invalid"
 
 
 @dataclass(frozen=True)
 class Reference:
-    """The reference adaptor pipeline, launching fakes through ``launcher``."""
+    """
+    The reference implementations, launching fakes through ``launcher``.
+
+    For agent-cli, the reference adaptor pipeline; for service-api, the
+    reference service models (Throng, T3), fresh for every connection so
+    that identifiers in reports do not depend on which cases ran before.
+    """
 
     name: str
     launcher: Launcher
     kind: str = "reference"
-    seams: frozenset[Seam] = frozenset({Seam.AGENT_CLI})
+    seams: frozenset[Seam] = frozenset({Seam.AGENT_CLI, Seam.SERVICE_API})
 
     def run(self, request: Request, provider: Provider, scenario_id: str) -> Outcome:
         return _pipeline.run(request, provider, self.launcher)
+
+    def connect(self) -> Connection:
+        app = ReferenceService(self.launcher)
+        transport = httpx.MockTransport(app.handle)
+        client = httpx.Client(transport=transport, base_url=REFERENCE_URL)
+        return Connection(client, "the reference service")
+
+
+@dataclass(frozen=True)
+class HttpService:
+    """
+    Any service by base URL, as ``http:BASE_URL`` (``http:http://127.0.0.1:8080``).
+
+    The service must implement the conformance binding (README: the
+    service-api seam) and launch the fake agent CLI the harness names in
+    each turn, so it runs beside the harness.  A service that is down, too
+    slow or answers with something that is not JSON errors that scenario.
+    """
+
+    name: str
+    url: str
+    grace: float = GRACE
+    kind: str = "http"
+    seams: frozenset[Seam] = frozenset({Seam.SERVICE_API})
+
+    @classmethod
+    def from_spec(cls, spec: str) -> HttpService:
+        # ``http:BASE_URL``; a bare ``http://…`` is taken as the base URL itself.
+        _, _, rest = spec.partition(":")
+        url = spec if rest.startswith("//") else rest
+        if not url.startswith(("http://", "https://")):
+            raise NoSuchTarget(spec, ("http:BASE_URL, e.g. http:http://127.0.0.1:8080",))
+        return cls(spec, url.rstrip("/"))
+
+    def connect(self) -> Connection:
+        return Connection(httpx.Client(base_url=self.url), self.url, self.grace)
 
 
 @dataclass(frozen=True)
@@ -112,6 +178,7 @@ KINDS: dict[str, Callable[[str], Target]] = {
     "python": PythonCallable.from_spec,
     "cmd": ProtocolAdaptor.from_spec,
     "cmd-check": ProtocolAdaptor.from_spec,
+    "http": HttpService.from_spec,
 }
 
 DEFAULT_TARGETS = ("reference",)

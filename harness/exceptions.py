@@ -76,3 +76,18 @@ class InvalidAnswer(HarnessError):
 
     def __str__(self) -> str:
         return f"{self.target} answered with an invalid outcome: {'; '.join(self.problems)}"
+
+
+@dataclass(frozen=True)
+class ServiceFailed(HarnessError):
+    """
+    A service under test could not be talked to for one scenario.
+
+    Down, too slow, or answering with something that is not JSON: the case
+    is recorded as ``errored`` with this reason and the run goes on.
+    """
+
+    reason: str
+
+    def __str__(self) -> str:
+        return self.reason

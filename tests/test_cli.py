@@ -129,7 +129,8 @@ def test_python_target_with_garbage_answer_is_errored(catalogue: Loaded) -> None
 def test_python_target_wrapping_the_reference_passes(catalogue: Loaded) -> None:
     target = _targets.create("python:tests.adaptors:reference")
     for scenario in catalogue.scenarios:
-        assert execute(scenario, target).status == "passed", scenario.id
+        if scenario.seam in target.seams:  # an adaptor serves agent-cli only
+            assert execute(scenario, target).status == "passed", scenario.id
 
 
 def test_python_target_spec_errors() -> None:

@@ -31,6 +31,6 @@ def test_some_scenarios_really_exercise_processes(catalogue: _loader.Loaded) -> 
     """Signals, hangs and exit codes are in the catalogue, so the comparison means something."""
     causes = set()
     for scenario in catalogue.scenarios:
-        if scenario.expect.cause:
+        if scenario.seam is Seam.AGENT_CLI and scenario.expect.cause:
             causes.add(scenario.expect.cause)
     assert {"signal", "timeout", "nonzero_exit", "malformed_protocol"} <= causes
