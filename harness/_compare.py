@@ -73,9 +73,7 @@ def _mismatches(expect: Expectation, actual: Outcome) -> Iterator[Mismatch]:
     if expect.message_contains is not None and expect.message_contains not in (
         actual.message or ""
     ):
-        yield Mismatch(
-            "message", f"contains {show(expect.message_contains)}", show(actual.message)
-        )
+        yield Mismatch("message", f"contains {show(expect.message_contains)}", show(actual.message))
     actual_value = None if actual.value is None else actual.value.value
     if expect.value is not None:
         if actual.value is None:

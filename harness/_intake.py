@@ -8,11 +8,15 @@ description, and copy the caller's bytes so later mutation changes nothing.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import jsonschema
 from jsonschema.exceptions import SchemaError
+from referencing import Registry
+from referencing.exceptions import Unresolvable
+from referencing.jsonschema import DRAFT202012
 
 from harness._derive import DerivationError, derive
 from harness._jsonvalue import JSONError, dumps, parse_exact
@@ -75,6 +79,59 @@ class Schema:
         return jsonschema.Draft202012Validator(self.document)
 
 
+#: Keywords whose values are instance data, where "$ref" is just a key.
+_DATA_KEYWORDS = frozenset({"enum", "const", "default", "examples"})
+
+
+def _references(node: Any, path: str = "") -> Iterator[tuple[str, str]]:
+    """Every ``$ref`` in a schema document with where it sits."""
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            yield path or "/", ref
+        for key, value in node.items():
+            if key not in _DATA_KEYWORDS:
+                yield from _references(value, f"{path}/{key}")
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _references(value, f"{path}/{index}")
+
+
+def _dangling_reference(document: Any) -> str | None:
+    """
+    The first ``$ref`` that resolves nowhere, described; ``None`` if all do.
+
+    A dangling reference passes the meta-schema but makes every later
+    validation fail, so it is a compile failure (SCH-05).  Nothing is fetched:
+    a remote reference cannot be resolved offline and counts as dangling.
+    Documents with nested ``$id`` scopes are not second-guessed here.
+    """
+    if not isinstance(document, dict) or any(
+        isinstance(node, dict) and "$id" in node for node in _subschemas(document)
+    ):
+        return None
+    base = str(document.get("$id", "urn:harness:schema"))
+    registry: Registry[Any] = Registry().with_resource(base, DRAFT202012.create_resource(document))
+    root = registry.resolver(base_uri=base)
+    for where, ref in _references(document):
+        try:
+            root.lookup(ref)
+        except Unresolvable:
+            return f"$ref {ref!r} at {where} resolves nowhere"
+    return None
+
+
+def _subschemas(document: dict[str, Any]) -> Iterator[Any]:
+    stack: list[Any] = list(document.values())
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            yield node
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+
+
 def intake(option: SchemaOption) -> Schema:
     """Check the option; raise `SchemaRejected` with a reason otherwise."""
     if option.derivation_error is not None:
@@ -102,6 +159,9 @@ def intake(option: SchemaOption) -> Schema:
         raise SchemaRejected(
             f"schema does not compile as Draft 2020-12 at /{where}: {failure.message}"
         ) from None
+    dangling = _dangling_reference(document)
+    if dangling is not None:
+        raise SchemaRejected(f"schema does not compile as Draft 2020-12: {dangling}")
     return Schema(
         document=document,
         text=dumps(document),

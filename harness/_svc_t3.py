@@ -147,9 +147,7 @@ class T3:
             provider=provider_expectation(raw["provider"]) if "provider" in raw else None,
         )
 
-    def observe(
-        self, request: object, connection: Connection, workspace: Workspace
-    ) -> T3Outcome:
+    def observe(self, request: object, connection: Connection, workspace: Workspace) -> T3Outcome:
         assert isinstance(request, T3Request), request
 
         def tool(name: str, body: dict[str, Any], timeout: float = 0.0) -> Any:

@@ -39,6 +39,19 @@ def executables() -> dict[str, str]:
     return found
 
 
+def _stable(arg: str, work: Path) -> str:
+    """
+    An argument with machine paths made stable: the case folder becomes
+    ``<work>``, and a file an adaptor made elsewhere in the temporary folder
+    (SDKs write schema files under random names) becomes ``<tmp>/NAME``.
+    """
+    arg = arg.replace(str(work), "<work>")
+    temporary = tempfile.gettempdir().rstrip("/") + "/"
+    if arg.startswith(temporary):
+        return "<tmp>/" + arg.rsplit("/", 1)[-1]
+    return arg
+
+
 def _records(path: Path, work: Path) -> tuple[ProviderCall, ...]:
     """The launches the fake recorded, with machine paths made stable."""
     if not path.exists():
@@ -48,8 +61,7 @@ def _records(path: Path, work: Path) -> tuple[ProviderCall, ...]:
         if not line.strip():
             continue
         record = json.loads(line)
-        argv = [str(a).replace(str(work), "<work>") for a in record.get("argv", ())]
-        record["argv"] = argv
+        record["argv"] = [_stable(str(a), work) for a in record.get("argv", ())]
         calls.append(ProviderCall.from_record(record))
     return tuple(calls)
 
