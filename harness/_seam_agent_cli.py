@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,14 +21,12 @@ from harness import _seams, _workspace
 from harness._compare import Mismatch, compare
 from harness._outcome import Outcome
 from harness._scenario import (
-    Descriptor,
     DiagnosticExpectation,
     Expectation,
     Json,
     ProviderExpectation,
     Request,
     Scenario,
-    SchemaType,
     Script,
     Step,
 )
@@ -218,6 +217,7 @@ def provider_expectation(p: dict[str, Any]) -> ProviderExpectation:
 
 
 def _request(raw: dict[str, Any], base: Path) -> Request:
+    """The typed request: the YAML's schema source read here, the rest as on the wire."""
     schema: bytes | None = None
     if "schema" in raw:
         schema = json.dumps(raw["schema"], ensure_ascii=False).encode()
@@ -225,34 +225,18 @@ def _request(raw: dict[str, Any], base: Path) -> Request:
         schema = raw["schema_text"].encode()
     elif "schema_file" in raw:
         schema = (base / raw["schema_file"]).read_bytes()
-    schema_type = None
-    if "schema_type" in raw:
-        spec = raw["schema_type"]
-        schema_type = SchemaType(
-            root=spec["root"],
-            types=tuple(
-                (name, tuple(fields.items())) for name, fields in spec.get("types", {}).items()
-            ),
-            inline_references=spec.get("inline_references", False),
-        )
-    descriptor = None
-    if "descriptor" in raw:
-        descriptor = Descriptor(**{"native": False, "prompt": False, **raw["descriptor"]})
-    return Request(
-        driver=raw["driver"],
-        prompt=raw.get("prompt", Request.prompt),
-        schema=schema,
-        schema_type=schema_type,
-        schema_format=raw.get("schema_format", "json_schema"),
-        schema_name=raw.get("schema_name"),
-        schema_description=raw.get("schema_description"),
-        on_invalid=raw.get("on_invalid", "fail"),
-        mode=raw.get("mode", "run"),
-        approval=raw.get("approval", "auto"),
-        descriptor=descriptor,
-        timeout=float(raw.get("timeout", Request.timeout)),
-        mutate_schema_after_build=raw.get("mutate_schema_after_build", False),
-    )
+    spec = raw.get("schema_type")
+    wire = {
+        **raw,
+        "prompt": raw.get("prompt", Request.prompt),
+        "schema": None,
+        "schema_type": None if spec is None else {"types": {}, **spec},
+        "descriptor": None
+        if "descriptor" not in raw
+        else {"native": False, "prompt": False, **raw["descriptor"]},
+    }
+    # The document keeps its exact bytes, whatever its encoding.
+    return replace(Request.from_json(wire), schema=schema)
 
 
 def _step(raw: str | dict[str, Any]) -> Step:

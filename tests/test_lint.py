@@ -7,7 +7,6 @@ author makes, with the line and field the message must point at.
 
 from __future__ import annotations
 
-import re
 import textwrap
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import pytest
 
 from harness import _engine
 from harness._cli import main
+from tests.lintcheck import assert_one_clear_line
 
 GOOD = """\
 id: a-good-scenario
@@ -192,18 +192,7 @@ def test_one_clear_line(
     field: str,
     fragment: str,
 ) -> None:
-    path = tmp_path / "broken.yaml"
-    path.write_text(document)
-    assert main(["lint", str(path)]) == 2
-    out, err = capsys.readouterr()
-    lines = out.splitlines()
-    assert len(lines) == 1, out
-    pattern = re.escape(str(path)) + r":(\d+):(\d+): ([^:]+): (.+)"
-    match = re.fullmatch(pattern, lines[0])
-    assert match, lines[0]
-    assert (int(match[1]), match[3]) == (line, field), lines[0]
-    assert fragment in match[4], lines[0]
-    assert "Traceback" not in out + err
+    assert_one_clear_line(tmp_path, capsys, document, line, field, fragment)
 
 
 def test_at_least_fifteen_kinds() -> None:

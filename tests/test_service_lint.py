@@ -9,7 +9,6 @@ JSON Schema agreeing on which seams exist.
 from __future__ import annotations
 
 import json
-import re
 from importlib import resources
 from pathlib import Path
 
@@ -17,6 +16,7 @@ import pytest
 
 from harness import _seams
 from harness._cli import main
+from tests.lintcheck import assert_one_clear_line
 
 THRONG = """\
 id: a-throng-scenario
@@ -222,17 +222,7 @@ def test_one_clear_line(
     field: str,
     fragment: str,
 ) -> None:
-    path = tmp_path / "broken.yaml"
-    path.write_text(document)
-    assert main(["lint", str(path)]) == 2
-    out, err = capsys.readouterr()
-    lines = out.splitlines()
-    assert len(lines) == 1, out
-    match = re.fullmatch(re.escape(str(path)) + r":(\d+):(\d+): ([^:]+): (.+)", lines[0])
-    assert match, lines[0]
-    assert (int(match[1]), match[3]) == (line, field), lines[0]
-    assert fragment in match[4], lines[0]
-    assert "Traceback" not in out + err
+    assert_one_clear_line(tmp_path, capsys, document, line, field, fragment)
 
 
 @pytest.mark.parametrize("base", [THRONG, T3], ids=["throng", "t3"])
