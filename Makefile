@@ -16,7 +16,7 @@ TARGETS := --target reference \
            --target "claude-agent-sdk=cmd:$(BIN)/python examples/sdk-shims/claude_agent_sdk_shim.py" \
            --target "codex-sdk=cmd:node $(SDK_CODEX)/shim.mjs"
 
-.PHONY: run test lint typecheck bench clean
+.PHONY: run test lint typecheck bench clean real-clis
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -32,11 +32,16 @@ $(SDK_CODEX_STAMP): $(SDK_CODEX)/package-lock.json
 	npm ci --prefix $(SDK_CODEX) --omit=optional --no-audit --no-fund --loglevel=error
 	touch $(SDK_CODEX_STAMP)
 
+# The pinned real claude and codex binaries, installed outside the repository;
+# the tests drive them against the fake model APIs.
+real-clis:
+	sh scripts/install-real-clis.sh
+
 run: $(STAMP) $(NODE_STAMP) $(SDK_CODEX_STAMP)
 	$(BIN)/harness lint scenarios
 	$(BIN)/harness run scenarios $(TARGETS) --baselines baselines --reports reports
 
-test: $(STAMP) $(NODE_STAMP) $(SDK_CODEX_STAMP)
+test: $(STAMP) $(NODE_STAMP) $(SDK_CODEX_STAMP) real-clis
 	$(BIN)/ruff check harness providers_fake tests examples
 	$(BIN)/mypy
 	$(BIN)/pytest -n 2 --cov --cov-report=term:skip-covered

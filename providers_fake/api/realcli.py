@@ -1,0 +1,240 @@
+"""
+Finding and running the pinned real CLIs against a fake model API.
+
+The fakes are only worth what the real programs confirm, so the test suite
+runs the published ``claude`` (2.1.328) and ``codex`` (0.169.0) binaries
+against `LoopbackServer`.  They are installed outside the repository by
+``scripts/install-real-clis.sh`` (into ``$HARNESS_REAL_CLIS_DIR``, or the
+user cache folder) and started the way the captures were taken: offline
+environment variables, a throwaway ``HOME`` (and ``CODEX_HOME``), nothing
+inherited from the caller's environment but ``PATH`` (so no real API key or
+proxy can leak in), a timeout, and the whole process group killed and reaped
+when it expires.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import platform
+import signal
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+CLAUDE_PACKAGE, CLAUDE_VERSION = "@anthropic-ai/claude-code", "2.1.328"
+CODEX_PACKAGE, CODEX_VERSION = "@openai/codex", "0.169.0"
+DIR_ENV = "HARNESS_REAL_CLIS_DIR"
+SWITCH_ENV = "HARNESS_REAL_CLIS"  # "off": the suite does not run the real binaries
+INSTALL_HINT = "scripts/install-real-clis.sh"
+DEFAULT_TIMEOUT = 30.0
+
+
+def default_dir() -> Path:
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "structured-output-harness" / "real-clis"
+
+
+def install_dir() -> Path:
+    return Path(os.environ.get(DIR_ENV) or default_dir())
+
+
+def enabled() -> bool:
+    return os.environ.get(SWITCH_ENV, "").strip().lower() != "off"
+
+
+def _version(root: Path, package: str) -> str | None:
+    try:
+        document = json.loads((root / "node_modules" / package / "package.json").read_text())
+    except (OSError, ValueError):
+        return None
+    version = document.get("version") if isinstance(document, dict) else None
+    return version if isinstance(version, str) else None
+
+
+def _codex_native(root: Path) -> Path | None:
+    """The native Codex binary (what ``codex.js`` execs), skipping Node's start-up."""
+    arch = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64"}
+    machine = arch.get(platform.machine().lower())
+    if machine is None:
+        return None
+    short = "x64" if machine == "x86_64" else "arm64"
+    vendor = root / "node_modules" / "@openai" / f"codex-linux-{short}" / "vendor"
+    binary = vendor / f"{machine}-unknown-linux-musl" / "bin" / "codex"
+    return binary if os.access(binary, os.X_OK) else None
+
+
+def locate(cli: str, root: Path | None = None) -> Path:
+    """
+    The executable of the pinned `cli` (``claude`` or ``codex``) under `root`.
+
+    Raises FileNotFoundError saying what is missing and how to install it,
+    also when another version is installed there (captures pin one version).
+    """
+    root = install_dir() if root is None else root
+    package, pinned = (
+        (CLAUDE_PACKAGE, CLAUDE_VERSION) if cli == "claude" else (CODEX_PACKAGE, CODEX_VERSION)
+    )
+    found = _version(root, package)
+    if found != pinned:
+        what = "is not installed" if found is None else f"is version {found}"
+        raise FileNotFoundError(
+            f"{package}@{pinned} {what} under {root}; run `{INSTALL_HINT} {root}`, "
+            f"point {DIR_ENV} at an install, or set {SWITCH_ENV}=off to leave the real CLIs out"
+        )
+    if cli == "codex":
+        native = _codex_native(root)
+        if native is not None:
+            return native
+    binary = root / "node_modules" / ".bin" / cli
+    if not os.access(binary, os.X_OK):
+        raise FileNotFoundError(f"{binary} is missing or not executable; rerun `{INSTALL_HINT}`")
+    return binary
+
+
+@dataclass(frozen=True)
+class RealRun:
+    """One finished (or killed) run of a real CLI."""
+
+    argv: tuple[str, ...]
+    exit_code: int
+    stdout: bytes
+    stderr: bytes
+    seconds: float
+    timed_out: bool
+
+
+def _base_env(work: Path, extra: Mapping[str, str] | None) -> dict[str, str]:
+    home, tmp = work / "home", work / "tmp"
+    home.mkdir()
+    tmp.mkdir()
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "TMPDIR": str(tmp),
+        "NO_PROXY": "127.0.0.1,localhost",
+        "no_proxy": "127.0.0.1,localhost",
+    }
+    env.update(extra or {})
+    return env
+
+
+def run_claude(
+    binary: Path,
+    base_url: str,
+    *,
+    prompt: str,
+    schema: str,
+    output_format: str = "json",
+    args: Sequence[str] = (),
+    env: Mapping[str, str] | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> RealRun:
+    """``claude -p PROMPT --json-schema SCHEMA --output-format F [--verbose] ARGS`` offline."""
+    argv = [str(binary), "-p", prompt, "--json-schema", schema, "--output-format", output_format]
+    if output_format == "stream-json":
+        argv.append("--verbose")  # the CLI refuses stream-json in print mode without it
+    argv.extend(args)
+    with tempfile.TemporaryDirectory(prefix="real-claude-") as scratch:
+        work = Path(scratch)
+        offline = {
+            "ANTHROPIC_BASE_URL": base_url,
+            "ANTHROPIC_API_KEY": "sk-ant-fake",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "DISABLE_AUTOUPDATER": "1",
+        }
+        full = _base_env(work, {**offline, **(env or {})})
+        return _run(argv, full, _probe(work), timeout, tty_stdin=False)
+
+
+def run_codex(
+    binary: Path,
+    base_url: str,
+    *,
+    prompt: str,
+    schema: str,
+    model: str = "gpt-probe",
+    args: Sequence[str] = (),
+    env: Mapping[str, str] | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> RealRun:
+    """
+    ``codex exec --json --output-schema FILE -m MODEL`` against `base_url` (``.../v1``).
+
+    The provider has its retries off, as in the captures: one scripted
+    failure stays one request and one ``turn.failed``.
+    """
+    provider = (
+        f'model_providers.fake={{name="fake",base_url="{base_url}",wire_api="responses",'
+        'env_key="FAKE_KEY",request_max_retries=0,stream_max_retries=0}'
+    )
+    with tempfile.TemporaryDirectory(prefix="real-codex-") as scratch:
+        work = Path(scratch)
+        schema_file = work / "schema.json"
+        schema_file.write_text(schema)
+        codex_home = work / "codex-home"
+        codex_home.mkdir()
+        argv = [
+            str(binary), "exec", "--json", "--skip-git-repo-check",
+            "--output-schema", str(schema_file), "-m", model,
+            "-c", "model_provider=fake", "-c", provider, *args, prompt,
+        ]  # fmt: skip
+        # CODEX_HOME outside TMPDIR, or Codex warns that it will not create helper binaries.
+        offline = {"CODEX_HOME": str(codex_home), "FAKE_KEY": "sk-fake"}
+        full = _base_env(work, {**offline, **(env or {})})
+        # A terminal on stdin: otherwise Codex says it reads "additional input from stdin".
+        return _run(argv, full, _probe(work), timeout, tty_stdin=True)
+
+
+def _probe(work: Path) -> Path:
+    probe = work / "probe"
+    probe.mkdir()
+    return probe
+
+
+def _run(
+    argv: list[str], env: dict[str, str], cwd: Path, timeout: float, *, tty_stdin: bool
+) -> RealRun:
+    master, slave = os.openpty() if tty_stdin else (-1, -1)
+    started = time.monotonic()
+    try:
+        process = subprocess.Popen(
+            argv,
+            env=env,
+            cwd=cwd,
+            stdin=slave if tty_stdin else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,  # its own process group: a timeout kills helpers too
+        )
+        timed_out = False
+        try:
+            stdout, stderr = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            _kill_group(process)
+            stdout, stderr = process.communicate()
+        finally:
+            if process.poll() is None:  # an exception while waiting: never leave it running
+                _kill_group(process)
+                process.wait()
+    finally:
+        if tty_stdin:
+            os.close(master)
+            os.close(slave)
+    return RealRun(
+        tuple(argv), process.returncode, stdout, stderr, time.monotonic() - started, timed_out
+    )
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    # Only while the leader is unreaped: its pid (the group id) cannot be reused yet.
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
