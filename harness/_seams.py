@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 Report = Callable[[tuple[str | int, ...], str], None]
 
 #: The modules that define the built-in seams; importing one registers it.
-BUILTIN = ("harness._seam_agent_cli", "harness._seam_service")
+BUILTIN = ("harness._seam_agent_cli", "harness._seam_model_api", "harness._seam_service")
 
 
 @dataclass(frozen=True)

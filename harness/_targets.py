@@ -17,11 +17,13 @@ from __future__ import annotations
 import importlib
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
-from typing import Any, Protocol, runtime_checkable
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import httpx
 import jsonschema
@@ -35,6 +37,7 @@ from harness._ref_service import ReferenceService
 from harness._scenario import Request, Seam
 from harness._service_http import GRACE, Connection
 from harness.exceptions import InvalidAnswer, NoSuchTarget
+from providers_fake.api import realcli
 
 
 @cache
@@ -71,6 +74,24 @@ class Service(Target, Protocol):
     def connect(self) -> Connection: ...
 
 
+@runtime_checkable
+class AgentBinary(Target, Protocol):
+    """The model-api seam's system under test: an agent CLI run against a fake model API."""
+
+    def binary(self, cli: str) -> Path:
+        """The executable of ``cli``; raises FileNotFoundError naming the install command."""
+        ...
+
+
+#: Why the reference does not serve a seam yet (the executor's skip reason).
+_REFERENCE_NOT_YET = MappingProxyType(
+    {
+        Seam.MODEL_API: "the reference model of Claude Code's loop (and of codex exec) "
+        "is the next increment; run model-api scenarios with --target real",
+    }
+)
+
+
 #: The base URL the in-process reference service answers on; never resolved.
 REFERENCE_URL = "http://reference-service.invalid"
 
@@ -89,6 +110,7 @@ class Reference:
     launcher: Launcher
     kind: str = "reference"
     seams: frozenset[Seam] = frozenset({Seam.AGENT_CLI, Seam.SERVICE_API})
+    not_served: ClassVar[Mapping[Seam, str]] = _REFERENCE_NOT_YET
 
     def run(self, request: Request, provider: Provider, scenario_id: str) -> Outcome:
         return _pipeline.run(request, provider, self.launcher)
@@ -171,6 +193,24 @@ class PythonCallable:
         return Outcome.from_json(answer)
 
 
+@dataclass(frozen=True)
+class RealCli:
+    """
+    The pinned real ``claude`` and ``codex`` binaries, as ``real`` (model-api only).
+
+    They are installed outside the repository by ``scripts/install-real-clis.sh``
+    (``providers_fake.api.realcli``); when one is missing, its cases are
+    errored with the install command, never skipped.
+    """
+
+    name: str
+    kind: str = "real"
+    seams: frozenset[Seam] = frozenset({Seam.MODEL_API})
+
+    def binary(self, cli: str) -> Path:
+        return realcli.locate(cli)
+
+
 #: Target kind → factory taking the full spec string.
 KINDS: dict[str, Callable[[str], Target]] = {
     "reference": lambda spec: Reference(spec, Subprocess()),
@@ -179,6 +219,7 @@ KINDS: dict[str, Callable[[str], Target]] = {
     "cmd": ProtocolAdaptor.from_spec,
     "cmd-check": ProtocolAdaptor.from_spec,
     "http": HttpService.from_spec,
+    "real": RealCli,
 }
 
 DEFAULT_TARGETS = ("reference",)

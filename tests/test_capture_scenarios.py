@@ -21,7 +21,7 @@ from harness._drivers import get as driver_for
 from harness._intake import SchemaRejected, intake
 from harness._negotiate import BUILTIN, negotiate
 from harness._pipeline import build_option
-from harness._scenario import Scenario
+from harness._scenario import Scenario, Seam
 from tests.capture_compare import compare_to_capture
 
 CAPTURES = Path(__file__).resolve().parents[2] / "shared" / "captures"
@@ -34,10 +34,13 @@ def _captures() -> list[str]:
     return [n for n in names if n.startswith(("claude-", "codex-"))]
 
 
-def test_every_capture_has_a_scenario(catalogue: _loader.Loaded) -> None:
-    covered = {s.capture for s in catalogue.scenarios if s.capture}
-    assert set(_captures()) - covered == set()
-    assert covered - set(_captures()) == set()
+@pytest.mark.parametrize("seam", [Seam.AGENT_CLI, Seam.MODEL_API])
+def test_every_capture_has_a_scenario(catalogue: _loader.Loaded, seam: Seam) -> None:
+    """On agent-cli the fake CLI replays it; on model-api the real CLI is run against it."""
+    mine = [s.capture for s in catalogue.scenarios if s.capture and s.seam is seam]
+    assert sorted(set(mine)) == sorted(mine), "one scenario per capture per seam"
+    assert set(_captures()) - set(mine) == set()
+    assert set(mine) - set(_captures()) == set()
 
 
 def _replay(scenario: Scenario, tmp_path: Path) -> providers_fake.Replay:
@@ -72,7 +75,7 @@ def _capture_cases() -> list[str]:
 def test_fake_matches_capture(name: str, catalogue: _loader.Loaded, tmp_path: Path) -> None:
     if name == "<captures missing>":
         pytest.fail(f"{CAPTURES} is missing")
-    [scenario] = [s for s in catalogue.scenarios if s.capture == name]
+    [scenario] = [s for s in catalogue.scenarios if s.capture == name and s.seam is Seam.AGENT_CLI]
     meta = json.loads((CAPTURES / f"{name}.meta.json").read_text())
     replay = _replay(scenario, tmp_path)
     stdout = b"".join(c[1] for c in replay.chunks if c[0] == "stdout")

@@ -57,7 +57,7 @@ def test_run_subset_writes_reports_and_junit(
             "--target",
             "reference-inproc",
             "-k",
-            "codex-happy",
+            "codex-happy and not model-codex-happy",
             "--reports",
             str(reports),
             "--",

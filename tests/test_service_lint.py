@@ -18,6 +18,8 @@ from harness import _seams
 from harness._cli import main
 from tests.lintcheck import assert_one_clear_line
 
+ROOT = Path(__file__).resolve().parents[1]
+
 THRONG = """\
 id: a-throng-scenario
 title: A good Throng scenario
@@ -247,10 +249,12 @@ def test_every_registered_seam_has_its_schema_fragment() -> None:
 
 
 def test_a_seam_without_a_kind_is_refused(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    _seams.get("agent-cli")  # load the built-in seams, then take one away
+    monkeypatch.delitem(_seams.SEAMS, "model-api")
     path = tmp_path / "model.yaml"
-    path.write_text(_broken(THRONG, "seam: service-api", "seam: model-api"))
+    path.write_text((ROOT / "scenarios" / "model-api" / "codex" / "happy.yaml").read_text())
     assert main(["lint", str(path)]) == 2
     out = capsys.readouterr().out
     assert "seam: seam 'model-api' has no loader yet" in out

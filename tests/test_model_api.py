@@ -1,0 +1,268 @@
+"""The model-api seam: its lint checks, its comparison, and the real CLIs as the `real` target."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness import _loader, _targets
+from harness._cli import main
+from harness._execute import execute
+from harness._scenario import Seam
+from harness._seam_model_api import (
+    ModelApiOutcome,
+    SeenRequest,
+    _expectation,
+    compare,
+    final_result,
+)
+from providers_fake.api import realcli
+from tests.lintcheck import assert_one_clear_line
+
+ROOT = Path(__file__).resolve().parents[1]
+MODEL_API = ROOT / "scenarios" / "model-api"
+
+CODEX = """\
+id: a-model-api-scenario
+title: A good model-api scenario
+description: The base each broken case changes in one place.
+clauses: [CDX-06]
+seam: model-api
+request:
+  cli: codex
+  schema: {type: object}
+provider:
+  model_script: [{text: '{}'}]
+expect:
+  exit_code: 0
+  requests: 1
+"""
+
+
+def _broken(old: str, new: str) -> str:
+    assert old in CODEX, old
+    return CODEX.replace(old, new, 1)
+
+
+CASES = [
+    # (name, document, line, field, message fragment)
+    ("unknown-cli", _broken("cli: codex", "cli: cursor"), 7, "request.cli", "is not one of"),
+    (
+        "no-schema",
+        _broken("  schema: {type: object}\n", "  prompt: hi\n"),
+        6,
+        "request.schema",
+        "give the schema",
+    ),
+    (
+        "two-schemas",
+        _broken("  schema: {type: object}", "  schema: {type: object}\n  schema_text: '{}'"),
+        9,
+        "request.schema_text",
+        "give one schema source",
+    ),
+    (
+        "codex-output-format",
+        _broken("cli: codex", "cli: codex\n  output_format: json"),
+        8,
+        "request.output_format",
+        "applies to claude only",
+    ),
+    (
+        "bad-model-script",
+        _broken("[{text: '{}'}]", "[{txet: '{}'}]"),
+        10,
+        "provider.model_script",
+        "unknown keys",
+    ),
+    (
+        "no-provider",
+        _broken("provider:\n  model_script: [{text: '{}'}]\n", ""),
+        1,
+        "provider",
+        "required field is missing",
+    ),
+    (
+        "unknown-expectation",
+        _broken("  requests: 1", "  requests: 1\n  launches: 1"),
+        14,
+        "expect.launches",
+        "unknown field",
+    ),
+    (
+        "contradiction",
+        _broken("  requests: 1", "  structured_output: {}\n  no_structured_output: true"),
+        14,
+        "expect.no_structured_output",
+        "contradicts 'structured_output'",
+    ),
+    (
+        "claude-field-on-codex",
+        _broken("  requests: 1", "  subtype: success"),
+        13,
+        "expect.subtype",
+        "codex prints no such field",
+    ),
+    (
+        "models-miscounted",
+        _broken("  requests: 1", "  requests: 1\n  models: [a, b]"),
+        14,
+        "expect.models",
+        "different number of requests",
+    ),
+]
+
+
+@pytest.mark.parametrize(("document", "line", "field", "fragment"), [c[1:] for c in CASES])
+def test_a_broken_model_api_scenario_gives_one_clear_line(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    document: str,
+    line: int,
+    field: str,
+    fragment: str,
+) -> None:
+    assert_one_clear_line(tmp_path, capsys, document, line, field, fragment)
+
+
+def test_the_base_document_is_good(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "good.yaml"
+    path.write_text(CODEX)
+    assert main(["lint", str(path)]) == 0, capsys.readouterr().out
+
+
+def _outcome(**changes: object) -> ModelApiOutcome:
+    lines: tuple[object, ...] = (
+        {"type": "system", "subtype": "init"},
+        {"type": "result", "subtype": "success", "is_error": False, "structured_output": {"a": 1}},
+    )
+    fields: dict[str, object] = {
+        "cli": "claude",
+        "exit_code": 0,
+        "stderr": "",
+        "timed_out": False,
+        "lines": lines,
+        "final": final_result("claude", lines),
+        "requests": (
+            SeenRequest("m1", {"type": "object"}, None, None, []),
+            SeenRequest("m2", {"type": "object"}, None, None, [{"content": "[enforce] now"}]),
+            SeenRequest(None, None, None, None, None, unexpected="no such endpoint"),
+        ),
+    }
+    fields.update(changes)
+    return ModelApiOutcome(**fields)  # type: ignore[arg-type]
+
+
+def test_only_the_given_expectations_are_checked() -> None:
+    met = _expectation(
+        {
+            "exit_code": 0,
+            "subtype": "success",
+            "is_error": False,
+            "structured_output": {"a": 1},
+            "line_types": ["system/init", "result/success"],
+            "requests": 2,
+            "models": ["m1", "m2"],
+            "input_schema": {"type": "object"},
+            "strict": False,
+            "messages_after_prompt_contain": ["[enforce]"],
+        }
+    )
+    assert compare(met, _outcome()) == ()
+    assert compare(_expectation({}), _outcome()) == ()
+
+
+def test_every_unmet_expectation_is_named() -> None:
+    unmet = _expectation(
+        {
+            "exit_code": 1,
+            "stderr_contains": "Error",
+            "terminal_reason": "completed",
+            "no_structured_output": True,
+            "errors_contain": ["attempts"],
+            "line_types": ["result/success"],
+            "requests": 3,
+            "models": ["m1", "m1"],
+            "strict": True,
+            "messages_after_prompt_contain": ["Output does not match"],
+            "no_unexpected_requests": True,
+        }
+    )
+    named = [m.field for m in compare(unmet, _outcome())]
+    assert named == [
+        "exit_code",
+        "stderr_contains",
+        "terminal_reason",
+        "no_structured_output",
+        "errors_contain",
+        "line_types",
+        "no_unexpected_requests",
+        "requests",
+        "models",
+        "strict",
+        "messages_after_prompt_contain",
+    ]
+
+
+def test_codex_final_result_is_its_last_agent_message_and_errors() -> None:
+    lines: tuple[object, ...] = (
+        {"type": "thread.started"},
+        {"type": "item.completed", "item": {"type": "agent_message", "text": "prose"}},
+        {"type": "item.completed", "item": {"type": "agent_message", "text": '{"a": 1}'}},
+        {"type": "error", "message": "boom"},
+        {"type": "turn.failed"},
+        "not json",
+    )
+    assert final_result("codex", lines) == {
+        "type": "turn.failed",
+        "result": '{"a": 1}',
+        "structured_output": {"a": 1},
+        "errors": ["boom"],
+    }
+    assert final_result("codex", ()) is None
+    outcome = _outcome(cli="codex", lines=lines, final=final_result("codex", lines))
+    assert outcome.line_types[1:3] == ("item.completed/agent_message",) * 2
+    assert outcome.line_types[-1] == "<not json>"
+    assert ModelApiOutcome.from_json(json.loads(json.dumps(outcome.to_json()))) == outcome
+
+
+def test_every_capture_scenario_runs_on_the_reference_as_skipped_with_the_reason(
+    catalogue: _loader.Loaded,
+) -> None:
+    scenario = next(s for s in catalogue.scenarios if s.seam is Seam.MODEL_API)
+    result = execute(scenario, _targets.create("reference-inproc"))
+    assert result.status == "skipped"
+    assert "reference model of Claude Code's loop" in (result.reason or "")
+
+
+def test_missing_real_clis_error_with_the_install_command(
+    catalogue: _loader.Loaded, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(realcli.DIR_ENV, str(tmp_path))
+    scenario = next(s for s in catalogue.scenarios if s.seam is Seam.MODEL_API)
+    result = execute(scenario, _targets.create("real"))
+    assert result.status == "errored"
+    assert realcli.INSTALL_HINT in (result.reason or "")
+
+
+def test_show_prints_the_model_script(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["show", "model-claude-exhausted-env2", str(MODEL_API)]) == 0
+    out = capsys.readouterr().out
+    assert "env MAX_STRUCTURED_OUTPUT_RETRIES=2" in out
+    assert "model script (one step per request):" in out
+    assert "requests: 2" in out
+
+
+@pytest.mark.subprocess
+def test_the_real_clis_pass_every_model_api_scenario(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if not realcli.enabled():
+        pytest.skip(f"{realcli.SWITCH_ENV}=off")
+    count = len(list(MODEL_API.rglob("*.yaml")))
+    code = main(["run", str(MODEL_API), "--target", "real", "--reports", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert f"harness: real: {count} passed, 0 failed, 0 errored, 0 skipped" in out
