@@ -12,6 +12,7 @@ SDK_CODEX       := examples/sdk-shims/codex-sdk
 SDK_CODEX_STAMP := $(SDK_CODEX)/node_modules/.installed
 # Targets beside the reference: adaptors we did not write, each with a baseline.
 TARGETS := --target reference \
+           --target real \
            --target "node-example=cmd:node $(NODE_EXAMPLE)/adaptor.mjs" \
            --target "claude-agent-sdk=cmd:$(BIN)/python examples/sdk-shims/claude_agent_sdk_shim.py" \
            --target "codex-sdk=cmd:node $(SDK_CODEX)/shim.mjs"
@@ -37,7 +38,7 @@ $(SDK_CODEX_STAMP): $(SDK_CODEX)/package-lock.json
 real-clis:
 	sh scripts/install-real-clis.sh
 
-run: $(STAMP) $(NODE_STAMP) $(SDK_CODEX_STAMP)
+run: $(STAMP) $(NODE_STAMP) $(SDK_CODEX_STAMP) real-clis
 	$(BIN)/harness lint scenarios
 	$(BIN)/harness run scenarios $(TARGETS) --baselines baselines --reports reports
 

@@ -19,6 +19,7 @@ the last line's type, the last agent message (``result``, and parsed as JSON,
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, cast
@@ -102,6 +103,48 @@ class SeenRequest:
         )
 
 
+#: Keys whose values a real CLI makes up afresh on every run (ids, clocks,
+#: machine paths, random back-off); reports show ``<volatile>`` instead, so
+#: that two runs of the same catalogue stay byte-identical.
+VOLATILE = frozenset(
+    {
+        "uuid",
+        "session_id",
+        "thread_id",
+        "request_id",
+        "timestamp",
+        "cwd",
+        "original_cwd",
+        "memory_paths",
+        "messaging_socket_path",
+        "duration_ms",
+        "duration_api_ms",
+        "ttft_ms",
+        "ttft_stream_ms",
+        "time_to_request_ms",
+        "first_content_frame_ms",
+        "retry_delay_ms",
+    }
+)
+
+
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def stable(value: Any) -> Any:
+    """
+    ``value`` with every `VOLATILE` key's value masked, recursively, and any
+    UUID-shaped string too (synthetic messages get a fresh one per run).
+    """
+    if isinstance(value, dict):
+        return {k: "<volatile>" if k in VOLATILE else stable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [stable(v) for v in value]
+    if isinstance(value, str) and _UUID.fullmatch(value):
+        return "<volatile>"
+    return value
+
+
 @dataclass(frozen=True)
 class ModelApiOutcome:
     """What one run of a CLI against the fake showed."""
@@ -117,15 +160,16 @@ class ModelApiOutcome:
     requests: tuple[SeenRequest, ...] = field(default=())
 
     def to_json(self) -> dict[str, Any]:
+        """The outcome for reports, with what differs on every run masked."""
         return {
             "seam": self.seam,
             "cli": self.cli,
             "exit_code": self.exit_code,
             "stderr": self.stderr,
             "timed_out": self.timed_out,
-            "lines": list(self.lines),
-            "final": self.final,
-            "requests": [vars(r) for r in self.requests],
+            "lines": stable(list(self.lines)),
+            "final": stable(self.final),
+            "requests": stable([vars(r) for r in self.requests]),
         }
 
     @classmethod

@@ -266,3 +266,24 @@ def test_the_real_clis_pass_every_model_api_scenario(
     out = capsys.readouterr().out
     assert code == 0, out
     assert f"harness: real: {count} passed, 0 failed, 0 errored, 0 skipped" in out
+
+
+def test_reports_mask_what_real_clis_make_up_per_run() -> None:
+    from harness._seam_model_api import stable  # noqa: PLC0415  (one test's helper)
+
+    line = {
+        "type": "assistant",
+        "session_id": "s-1",
+        "message": {"id": "3920b7f4-2a5d-4fe5-af54-a7e08c66de83", "content": ["msg_0"]},
+        "duration_ms": 359,
+        "num_turns": 2,
+    }
+    assert stable([line]) == [
+        {
+            "type": "assistant",
+            "session_id": "<volatile>",
+            "message": {"id": "<volatile>", "content": ["msg_0"]},
+            "duration_ms": "<volatile>",
+            "num_turns": 2,
+        }
+    ]
