@@ -115,7 +115,9 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("document", "line", "field", "fragment"), [c[1:] for c in CASES])
+@pytest.mark.parametrize(
+    ("document", "line", "field", "fragment"), [pytest.param(*c[1:], id=c[0]) for c in CASES]
+)
 def test_a_broken_model_api_scenario_gives_one_clear_line(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
