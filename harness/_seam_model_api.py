@@ -28,7 +28,14 @@ from harness import _seams
 from harness._compare import Mismatch
 from harness._scenario import Json, Scenario
 from harness._targets import AgentBinary, Target
-from providers_fake.api import LoopbackServer, RecordedRequest, ScriptError, realcli
+from providers_fake.api import (
+    LoopbackServer,
+    RecordedRequest,
+    ScriptedModelAPI,
+    ScriptError,
+    install_respx,
+    realcli,
+)
 from providers_fake.api import Script as ModelScript
 
 _SCHEMA_SOURCES = ("schema", "schema_text")
@@ -285,6 +292,50 @@ def run_case(request: ModelApiRequest, script: ModelScript, binary: Path) -> Mod
     )
 
 
+def run_reference(request: ModelApiRequest, script: ModelScript, seed: str) -> ModelApiOutcome:
+    """One run of the reference model of the CLI, in process, against a fresh fake."""
+    import httpx  # noqa: PLC0415 - only the reference target needs them
+    import respx  # noqa: PLC0415
+
+    from harness._ref_claude import run_claude  # noqa: PLC0415
+    from harness._ref_codex import run_codex  # noqa: PLC0415
+    from providers_fake.api._respx import ANTHROPIC_BASE_URL, OPENAI_BASE_URL  # noqa: PLC0415
+
+    fake = ScriptedModelAPI(script)
+    base = ANTHROPIC_BASE_URL if request.cli == "claude" else OPENAI_BASE_URL
+    with respx.mock(assert_all_called=False) as router, httpx.Client() as client:
+        install_respx(router, fake, base)
+        if request.cli == "claude":
+            run: Any = run_claude(
+                client,
+                prompt=request.prompt,
+                schema=request.schema,
+                output_format=request.output_format,
+                fallback_model=request.fallback_model,
+                env=dict(request.env),
+                seed=seed,
+            )
+        else:
+            run = run_codex(
+                client,
+                prompt=request.prompt,
+                schema=request.schema,
+                model=CODEX_MODEL,
+                env=dict(request.env),
+                seed=seed,
+            )
+    lines = _parse_lines(run.stdout)
+    return ModelApiOutcome(
+        cli=request.cli,
+        exit_code=run.exit_code,
+        stderr=run.stderr,
+        timed_out=False,
+        lines=lines,
+        final=final_result(request.cli, lines),
+        requests=tuple(SeenRequest.of(r) for r in fake.requests),
+    )
+
+
 def _show(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
@@ -404,9 +455,12 @@ class ModelApi:
         )
 
     def observe(self, scenario: Scenario, target: Target) -> ModelApiOutcome:
-        assert isinstance(target, AgentBinary), target
         request = cast(ModelApiRequest, scenario.request)
-        return run_case(request, model_script(scenario), target.binary(request.cli))
+        if isinstance(target, AgentBinary):
+            # A target that names real binaries runs them against a loopback fake.
+            return run_case(request, model_script(scenario), target.binary(request.cli))
+        # The reference targets answer with the reference models of the CLIs.
+        return run_reference(request, model_script(scenario), scenario.id)
 
     def compare(self, expect: object, actual: _seams.SeamOutcome) -> tuple[Mismatch, ...]:
         return compare(cast(ModelApiExpectation, expect), cast(ModelApiOutcome, actual))

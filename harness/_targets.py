@@ -84,12 +84,7 @@ class AgentBinary(Target, Protocol):
 
 
 #: Why the reference does not serve a seam yet (the executor's skip reason).
-_REFERENCE_NOT_YET = MappingProxyType(
-    {
-        Seam.MODEL_API: "the reference model of Claude Code's loop (and of codex exec) "
-        "is the next increment; run model-api scenarios with --target real",
-    }
-)
+_REFERENCE_NOT_YET: Mapping[Seam, str] = MappingProxyType({})
 
 
 #: The base URL the in-process reference service answers on; never resolved.
@@ -109,7 +104,7 @@ class Reference:
     name: str
     launcher: Launcher
     kind: str = "reference"
-    seams: frozenset[Seam] = frozenset({Seam.AGENT_CLI, Seam.SERVICE_API})
+    seams: frozenset[Seam] = frozenset({Seam.AGENT_CLI, Seam.SERVICE_API, Seam.MODEL_API})
     not_served: ClassVar[Mapping[Seam, str]] = _REFERENCE_NOT_YET
 
     def run(self, request: Request, provider: Provider, scenario_id: str) -> Outcome:

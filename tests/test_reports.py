@@ -14,7 +14,7 @@ from syrupy.assertion import SnapshotAssertion
 
 from harness import _loader, _report, _targets
 from harness._execute import execute
-from harness._scenario import Expectation, Json, Seam
+from harness._scenario import Expectation, Json
 
 
 def _build(catalogue: _loader.Loaded, root: Path) -> _report.Report:
@@ -53,12 +53,8 @@ def test_matrix_links_failures_and_counts(catalogue: _loader.Loaded) -> None:
     report = _build(catalogue, root)
     text = _report.matrix(report)
     summary = report.summary()["reference-inproc"]
-    # The reference does not serve model-api yet: those scenarios are skipped, with the reason.
-    unserved = sum(s.seam is Seam.MODEL_API for s in catalogue.scenarios)
-    assert unserved > 0
-    assert summary["passed"] == len(catalogue.scenarios) - unserved
-    assert summary["skipped"] == unserved
-    assert f"| reference-inproc | {summary['passed']} | 0 | 0 | {unserved} |" in text
+    assert summary["passed"] == len(catalogue.scenarios)
+    assert f"| reference-inproc | {summary['passed']} | 0 | 0 | 0 |" in text
     for scenario in catalogue.scenarios:
         assert f"[{scenario.id}](catalogue.md#{scenario.id})" in text
 

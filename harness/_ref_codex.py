@@ -1,0 +1,164 @@
+"""
+A reference model of ``codex exec --json --output-schema FILE`` towards the model API.
+
+Codex 0.169.0 (as the real-CLI captures show it) sends the schema as a strict
+``text.format`` of one ``POST /v1/responses`` request (SSE), validates
+nothing itself, and prints each completed output message as an
+``agent_message`` item.  An HTTP error becomes an ``error`` line carrying the
+response body as it came, then ``turn.failed``; a ``response.failed`` in the
+stream becomes ``stream disconnected before completion: MESSAGE``, then
+``turn.failed``; both end with exit status 1.  Retries are off, as in the
+captures (the provider's ``request_max_retries`` and ``stream_max_retries``
+are 0), so exactly one request is made.
+
+As for Claude (`harness._ref_claude`), the lines are printed by the fake
+``codex`` renderer (`providers_fake._codex`) from semantic events; only the
+decisions are made here.  Not modelled: Codex's own retries and its
+``Reconnecting...`` lines, the ``-o`` file, and the text (non-JSON) mode.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from providers_fake._base import Context
+from providers_fake._codex import CLI, CodexRenderer, _serde_message
+from providers_fake._ids import Ids
+from providers_fake._types import Output
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping
+
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+FORMAT_NAME = "codex_output_schema"
+SCHEMA_FILE = "schema.json"
+
+
+@dataclass(frozen=True)
+class CodexRun:
+    """What the modelled CLI did: its exit status, stdout bytes and stderr text."""
+
+    exit_code: int
+    stdout: bytes
+    stderr: str
+
+
+def text_format(schema: object) -> dict[str, object]:
+    return {"type": "json_schema", "strict": True, "schema": schema, "name": FORMAT_NAME}
+
+
+def _request_body(model: str, prompt: str, schema: object) -> dict[str, object]:
+    return {
+        "model": model,
+        "input": [
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": prompt}]}
+        ],
+        "tools": [],
+        "tool_choice": "auto",
+        "parallel_tool_calls": False,
+        "reasoning": None,
+        "store": False,
+        "stream": True,
+        "include": [],
+        "prompt_cache_key": "reference-model",
+        "text": {"format": text_format(schema)},
+        "client_metadata": {},
+    }
+
+
+def _sse(lines: Iterator[str]) -> Iterator[dict[str, Any]]:
+    data: list[str] = []
+    for line in lines:
+        if not line:
+            if data:
+                yield json.loads("\n".join(data))
+            data = []
+        elif line.startswith("data:"):
+            data.append(line[5:].strip())
+    if data:
+        yield json.loads("\n".join(data))
+
+
+def _message_text(item: Mapping[str, Any]) -> str:
+    parts = item.get("content") or []
+    return "".join(p.get("text", "") for p in parts if p.get("type") == "output_text")
+
+
+def run_codex(
+    client: httpx.Client,
+    *,
+    prompt: str,
+    schema: str,
+    model: str,
+    env: Mapping[str, str] | None = None,
+    base_url: str = OPENAI_BASE_URL,
+    seed: str = "reference",
+) -> CodexRun:
+    """One ``codex exec --json --output-schema FILE -m MODEL PROMPT`` run."""
+    try:
+        schema_value = json.loads(schema)
+    except ValueError as error:
+        message = f"Output schema file {SCHEMA_FILE} is not valid JSON: {_serde_message(error)}\n"
+        return CodexRun(1, b"", message)
+    argv = ["exec", "--json", "--skip-git-repo-check", "-m", model, prompt]
+    parsed = CLI.parse(argv)
+    out = Output()
+    ctx = Context(
+        CLI,
+        parsed=parsed,
+        env=dict(env or {}),
+        cwd="/work",
+        prompt=prompt,
+        ids=Ids(seed, "codex"),
+        out=out,
+        json_shape=None,
+    )
+    renderer = CodexRenderer(ctx)
+    for name in ("thread.started", "warning", "turn.started"):
+        renderer.event(name, None)
+    body = _request_body(model, prompt, schema_value)
+    url = base_url.rstrip("/") + "/responses"
+    with client.stream("POST", url, json=body, headers={"authorization": "Bearer x"}) as response:
+        if response.status_code >= 400:
+            text = response.read().decode(errors="replace")
+            renderer.event("error", text)
+            renderer.event("turn.failed", text)
+        else:
+            _stream(renderer, response)
+    parts = [chunk[-1] for chunk in out.chunks if chunk[0] == "stdout"]
+    errors = [chunk[-1] for chunk in out.chunks if chunk[0] == "stderr"]
+    return CodexRun(
+        renderer.finish(),
+        b"".join(p for p in parts if isinstance(p, bytes)),
+        b"".join(e for e in errors if isinstance(e, bytes)).decode(),
+    )
+
+
+def _stream(renderer: CodexRenderer, response: httpx.Response) -> None:
+    try:
+        for event in _sse(response.iter_lines()):
+            kind = event.get("type")
+            if kind == "response.output_item.done" and event["item"].get("type") == "message":
+                renderer.event("agent_message", _message_text(event["item"]))
+            elif kind == "response.failed":
+                error = event.get("response", {}).get("error") or {}
+                message = f"stream disconnected before completion: {error.get('message', '')}"
+                renderer.event("error", message)
+                renderer.event("turn.failed", message)
+                return
+            elif kind == "response.completed":
+                renderer.event("turn.completed", None)
+                return
+    except httpx.TransportError as error:
+        message = f"stream disconnected before completion: {error}"
+        renderer.event("error", message)
+        renderer.event("turn.failed", message)
+        return
+    message = "stream disconnected before completion: stream closed before response.completed"
+    renderer.event("error", message)
+    renderer.event("turn.failed", message)

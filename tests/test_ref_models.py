@@ -1,0 +1,266 @@
+"""
+The reference model of Claude Code's loop against every real Claude capture.
+
+Each ``claude-*`` capture's model-api scenario is run through
+`harness._ref_claude.run_claude` in process, with the capture's model script
+served by the scripted fake through respx.  Its stdout must match the capture
+field for field (`compare_to_capture`), with the captured exit status and
+stderr, and the requests the fake recorded must equal the capture's
+``requests_to_model_api``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, cast
+
+import httpx
+import pytest
+import respx
+
+from harness import _loader
+from harness._ref_claude import check_output, run_claude, validation_errors
+from harness._ref_codex import run_codex
+from harness._scenario import Scenario
+from harness._seam_model_api import CODEX_MODEL, ModelApiRequest, model_script
+from providers_fake.api import ScriptedModelAPI, install_respx
+from providers_fake.api._respx import OPENAI_BASE_URL
+from tests.capture_compare import compare_to_capture
+
+ROOT = Path(__file__).resolve().parents[1]
+CAPTURES = ROOT.parent / "shared" / "captures"
+SCENARIOS = ROOT / "scenarios" / "model-api"
+
+
+def _capture_scenarios(cli: str) -> dict[str, Scenario]:
+    loaded = _loader.load([SCENARIOS])
+    return {
+        s.capture: s
+        for s in loaded.scenarios
+        if s.capture is not None and s.capture.startswith(f"{cli}-")
+    }
+
+
+CLAUDE = _capture_scenarios("claude")
+CODEX = _capture_scenarios("codex")
+
+
+def _run(scenario: Scenario) -> tuple[Any, ScriptedModelAPI]:
+    request = cast(ModelApiRequest, scenario.request)
+    fake = ScriptedModelAPI(model_script(scenario))
+    with respx.mock(assert_all_called=False) as router:
+        install_respx(router, fake)
+        with httpx.Client() as client:
+            run = run_claude(
+                client,
+                prompt=request.prompt,
+                schema=request.schema,
+                output_format=request.output_format,
+                fallback_model=request.fallback_model,
+                env=dict(request.env),
+                seed=scenario.id,
+            )
+    return run, fake
+
+
+def test_every_claude_capture_has_a_scenario() -> None:
+    names = {p.name.removesuffix(".meta.json") for p in CAPTURES.glob("claude-*.meta.json")}
+    assert names
+    assert names == set(CLAUDE)
+
+
+@pytest.mark.parametrize("name", sorted(CLAUDE))
+def test_reference_claude_matches_capture(name: str) -> None:
+    meta = json.loads((CAPTURES / f"{name}.meta.json").read_text())
+    captured = (CAPTURES / f"{name}.stdout").read_bytes()
+    run, fake = _run(CLAUDE[name])
+    assert compare_to_capture(_same_jitter(run.stdout, captured), captured) == []
+    assert (run.exit_code, run.stderr) == (meta["exit_code"], meta["stderr"])
+    seen = [r.capture_view() for r in fake.requests]
+    assert seen == meta["requests_to_model_api"]
+
+
+def _same_jitter(stdout: bytes, captured: bytes) -> bytes:
+    """
+    ``stdout`` with each api_retry's random back-off replaced by the capture's.
+
+    Both must lie in the CLI's window for that attempt (500 ms doubling, plus
+    up to a quarter of jitter); only the draw differs.
+    """
+    theirs = [json.loads(line) for line in captured.splitlines()]
+    out: list[bytes] = []
+    for number, raw in enumerate(stdout.splitlines()):
+        line = json.loads(raw)
+        text = raw
+        if isinstance(line, dict) and line.get("subtype") == "api_retry":
+            base = 500 * 2 ** (line["attempt"] - 1)
+            assert base <= line["retry_delay_ms"] <= base * 5 // 4
+            if number < len(theirs) and theirs[number].get("subtype") == "api_retry":
+                assert base <= theirs[number]["retry_delay_ms"] <= base * 5 // 4
+                line["retry_delay_ms"] = theirs[number]["retry_delay_ms"]
+            text = json.dumps(line, ensure_ascii=False, separators=(",", ":")).encode()
+        out.append(text)
+    return b"".join(line + b"\n" for line in out)
+
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "cause": {"type": "string"},
+        "fixes": {"type": "array", "items": {"type": "string"}},
+    },
+    "required": ["cause", "fixes"],
+    "additionalProperties": False,
+}
+
+
+@pytest.mark.parametrize(
+    ("value", "errors"),
+    [
+        ({"cause": 1}, ["root: must have required property 'fixes'", "/cause: must be string"]),
+        (
+            {"cause": "x", "fixes": [1], "y": 0},
+            ["root: must NOT have additional properties", "/fixes/0: must be string"],
+        ),
+        ({"cause": "x", "fixes": []}, []),
+        (
+            [1],
+            [
+                "root: must have required property 'cause'",
+                "root: must have required property 'fixes'",
+            ],
+        ),
+    ],
+)
+def test_validation_in_ajv_words(value: object, errors: list[str]) -> None:
+    assert validation_errors(SCHEMA, value if isinstance(value, dict) else {}) == errors
+
+
+def test_format_is_not_enforced() -> None:
+    schema = {"type": "object", "properties": {"e": {"type": "string", "format": "email"}}}
+    assert check_output(schema, {"e": "not-an-email"}) is None
+
+
+# -- cases no capture shows: the model's own rules, pinned --------------------------------
+
+GOOD = {"cause": "c", "fixes": []}
+
+
+def _run_steps(*steps: object, fallback: str | None = None, **env: str) -> tuple[Any, Any]:
+    fake = ScriptedModelAPI(list(steps))
+    with respx.mock(assert_all_called=False) as router, httpx.Client() as client:
+        install_respx(router, fake)
+        run = run_claude(
+            client,
+            prompt="p",
+            schema=json.dumps(SCHEMA),
+            output_format="stream-json",
+            fallback_model=fallback,
+            env=env,
+        )
+    return run, fake
+
+
+def _result(run: Any) -> dict[str, Any]:
+    return cast("dict[str, Any]", run.lines[-1])
+
+
+def test_overload_without_fallback_retries_ten_times_then_fails() -> None:
+    run, fake = _run_steps({"status": 529})
+    kinds = [line.get("subtype") for line in run.lines if line.get("type") == "system"]
+    assert kinds == ["init"] + ["api_retry"] * 10
+    assert len(fake.requests) == 11
+    assert (run.exit_code, _result(run)["api_error_status"]) == (1, 529)
+
+
+def test_a_server_error_is_retried_then_the_answer_counts() -> None:
+    run, fake = _run_steps({"status": 500}, {"tool": GOOD})
+    assert len(fake.requests) == 2
+    assert [line.get("subtype") for line in run.lines][1] == "api_retry"
+    assert _result(run)["structured_output"] == GOOD
+
+
+def test_a_plain_400_is_not_retried() -> None:
+    run, fake = _run_steps({"status": 400, "message": "bad request"})
+    assert len(fake.requests) == 1
+    result = _result(run)
+    assert (run.exit_code, result["is_error"], result["result"]) == (
+        1,
+        True,
+        "API Error: 400 bad request",
+    )
+
+
+def test_an_unusable_attempt_budget_falls_back_to_five() -> None:
+    run, fake = _run_steps({"tool": {"cause": 1}}, MAX_STRUCTURED_OUTPUT_RETRIES="zero")
+    assert len(fake.requests) == 5
+    assert _result(run)["subtype"] == "error_max_structured_output_retries"
+
+
+def test_other_tools_are_ignored_and_prose_rules_apply() -> None:
+    run, fake = _run_steps({"text": "x", "tool": GOOD, "tool_name": "Bash"}, {"text": "done"})
+    assert len(fake.requests) == 2
+    assert fake.requests[1].enforce_reminders
+    assert "structured_output" not in _result(run)
+
+
+# -- codex exec ----------------------------------------------------------------------------
+
+
+def _run_codex(scenario: Scenario) -> tuple[Any, ScriptedModelAPI]:
+    request = cast(ModelApiRequest, scenario.request)
+    fake = ScriptedModelAPI(model_script(scenario))
+    with respx.mock(assert_all_called=False) as router, httpx.Client() as client:
+        install_respx(router, fake, OPENAI_BASE_URL)
+        run = run_codex(
+            client,
+            prompt=request.prompt,
+            schema=request.schema,
+            model=CODEX_MODEL,
+            env=dict(request.env),
+            seed=scenario.id,
+        )
+    return run, fake
+
+
+def _same_body_spacing(stdout: bytes) -> bytes:
+    """
+    Error messages that carry a JSON body, re-spaced as the captures' fake sent it.
+
+    Codex prints an error body as it came; the captures' fake spaced its JSON,
+    the scripted fake sends it compact, so only the spacing may differ.
+    """
+    out: list[bytes] = []
+    for raw in stdout.splitlines():
+        line = json.loads(raw)
+        holder = line.get("error", line) if line.get("type") == "turn.failed" else line
+        message = holder.get("message") if line.get("type") in ("error", "turn.failed") else None
+        if isinstance(message, str) and message.startswith("{"):
+            holder["message"] = json.dumps(json.loads(message))
+            raw = json.dumps(line, separators=(",", ":")).encode()  # noqa: PLW2901
+        out.append(raw)
+    return b"".join(line + b"\n" for line in out)
+
+
+def test_every_codex_capture_has_a_scenario() -> None:
+    names = {p.name.removesuffix(".meta.json") for p in CAPTURES.glob("codex-*.meta.json")}
+    assert names
+    assert names == set(CODEX)
+
+
+@pytest.mark.parametrize("name", sorted(CODEX))
+def test_reference_codex_matches_capture(name: str) -> None:
+    meta = json.loads((CAPTURES / f"{name}.meta.json").read_text())
+    captured = (CAPTURES / f"{name}.stdout").read_bytes()
+    run, fake = _run_codex(CODEX[name])
+    assert compare_to_capture(_same_body_spacing(run.stdout), captured) == []
+    assert (run.exit_code, run.stderr) == (meta["exit_code"], meta["stderr"])
+    assert [r.capture_view() for r in fake.requests] == meta["requests_to_model_api"]
+
+
+def test_codex_refuses_a_schema_that_is_not_json() -> None:
+    with httpx.Client() as client:
+        run = run_codex(client, prompt="p", schema="{", model=CODEX_MODEL)
+    assert run.exit_code == 1
+    assert "is not valid JSON" in run.stderr
