@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, cast
@@ -301,12 +302,11 @@ def run_reference(request: ModelApiRequest, script: ModelScript, seed: str) -> M
     from harness._ref_codex import run_codex  # noqa: PLC0415
     from providers_fake.api._respx import ANTHROPIC_BASE_URL, OPENAI_BASE_URL  # noqa: PLC0415
 
-    fake = ScriptedModelAPI(script)
-    base = ANTHROPIC_BASE_URL if request.cli == "claude" else OPENAI_BASE_URL
-    with respx.mock(assert_all_called=False) as router, httpx.Client() as client:
-        install_respx(router, fake, base)
-        if request.cli == "claude":
-            run: Any = run_claude(
+    # Per CLI: where its API lives and how its model is called.
+    models: dict[str, tuple[str, Callable[[httpx.Client], Any]]] = {
+        "claude": (
+            ANTHROPIC_BASE_URL,
+            lambda client: run_claude(
                 client,
                 prompt=request.prompt,
                 schema=request.schema,
@@ -314,16 +314,25 @@ def run_reference(request: ModelApiRequest, script: ModelScript, seed: str) -> M
                 fallback_model=request.fallback_model,
                 env=dict(request.env),
                 seed=seed,
-            )
-        else:
-            run = run_codex(
+            ),
+        ),
+        "codex": (
+            OPENAI_BASE_URL,
+            lambda client: run_codex(
                 client,
                 prompt=request.prompt,
                 schema=request.schema,
                 model=CODEX_MODEL,
                 env=dict(request.env),
                 seed=seed,
-            )
+            ),
+        ),
+    }
+    base, model = models[request.cli]
+    fake = ScriptedModelAPI(script)
+    with respx.mock(assert_all_called=False) as router, httpx.Client() as client:
+        install_respx(router, fake, base)
+        run = model(client)
     lines = _parse_lines(run.stdout)
     return ModelApiOutcome(
         cli=request.cli,

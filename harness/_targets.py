@@ -17,13 +17,12 @@ from __future__ import annotations
 import importlib
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from types import MappingProxyType
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import httpx
 import jsonschema
@@ -83,10 +82,6 @@ class AgentBinary(Target, Protocol):
         ...
 
 
-#: Why the reference does not serve a seam yet (the executor's skip reason).
-_REFERENCE_NOT_YET: Mapping[Seam, str] = MappingProxyType({})
-
-
 #: The base URL the in-process reference service answers on; never resolved.
 REFERENCE_URL = "http://reference-service.invalid"
 
@@ -105,7 +100,6 @@ class Reference:
     launcher: Launcher
     kind: str = "reference"
     seams: frozenset[Seam] = frozenset({Seam.AGENT_CLI, Seam.SERVICE_API, Seam.MODEL_API})
-    not_served: ClassVar[Mapping[Seam, str]] = _REFERENCE_NOT_YET
 
     def run(self, request: Request, provider: Provider, scenario_id: str) -> Outcome:
         return _pipeline.run(request, provider, self.launcher)
