@@ -19,392 +19,29 @@ the last line's type, the last agent message (``result``, and parsed as JSON,
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, cast
+from typing import Any, cast
 
 from harness import _seams
 from harness._compare import Mismatch
+from harness._model_api import (
+    ModelApiExpectation,
+    ModelApiOutcome,
+    ModelApiRequest,
+    compare,
+    describe,
+    expectation_of,
+    request_of,
+    show_value,
+)
+from harness._model_run import model_script, run_case, run_reference
 from harness._scenario import Json, Scenario
 from harness._targets import AgentBinary, Target
-from providers_fake.api import (
-    LoopbackServer,
-    RecordedRequest,
-    ScriptedModelAPI,
-    ScriptError,
-    install_respx,
-    realcli,
-)
 from providers_fake.api import Script as ModelScript
+from providers_fake.api import ScriptError
 
 _SCHEMA_SOURCES = ("schema", "schema_text")
 _CLAUDE_ONLY = ("output_format", "fallback_model")
-#: The model codex asks for (its provider is the fake, so any name will do).
-CODEX_MODEL = "gpt-probe"
-DEFAULT_PROMPT = "Diagnose the build failure."
-
-
-@dataclass(frozen=True)
-class ModelApiRequest:
-    """What the CLI is asked: its prompt, schema argument, flags and environment."""
-
-    cli: str
-    schema: str
-    #: The provider's ``model_script``, as JSON text (it is the fake's, not the CLI's).
-    model_script: str = "[]"
-    prompt: str = DEFAULT_PROMPT
-    output_format: str = "json"
-    env: tuple[tuple[str, str], ...] = ()
-    fallback_model: str | None = None
-    timeout: float = realcli.DEFAULT_TIMEOUT
-
-    def args(self) -> tuple[str, ...]:
-        return () if self.fallback_model is None else ("--fallback-model", self.fallback_model)
-
-
-@dataclass(frozen=True)
-class ModelApiExpectation:
-    """What a conforming CLI shows; None, False and () are "not checked"."""
-
-    exit_code: int | None = None
-    stderr_contains: str | None = None
-    subtype: str | None = None
-    is_error: bool | None = None
-    terminal_reason: str | None = None
-    structured_output: Json | None = None
-    no_structured_output: bool = False
-    result: str | None = None
-    errors_contain: tuple[str, ...] = ()
-    line_types: tuple[str, ...] | None = None
-    requests: int | None = None
-    models: tuple[str, ...] | None = None
-    input_schema: Json | None = None
-    strict: bool | None = None
-    text_format: Json | None = None
-    messages_after_prompt_contain: tuple[str, ...] = ()
-    no_unexpected_requests: bool = False
-
-
-@dataclass(frozen=True)
-class SeenRequest:
-    """One request that reached the fake model API, as far as scenarios check it."""
-
-    model: object
-    input_schema: object
-    strict: object
-    text_format: object
-    messages_after_prompt: object
-    unexpected: str | None = None
-
-    @classmethod
-    def of(cls, record: RecordedRequest) -> SeenRequest:
-        tool = record.structured_output_tool
-        return cls(
-            model=record.model,
-            input_schema=None if tool is None else tool.get("input_schema"),
-            strict=record.strict,
-            text_format=record.text_format,
-            messages_after_prompt=record.messages_after_prompt,
-            unexpected=record.unexpected,
-        )
-
-
-#: Keys whose values a real CLI makes up afresh on every run (ids, clocks,
-#: machine paths, random back-off); reports show ``<volatile>`` instead, so
-#: that two runs of the same catalogue stay byte-identical.
-VOLATILE = frozenset(
-    {
-        "uuid",
-        "session_id",
-        "thread_id",
-        "request_id",
-        "timestamp",
-        "cwd",
-        "original_cwd",
-        "memory_paths",
-        "messaging_socket_path",
-        "duration_ms",
-        "duration_api_ms",
-        "ttft_ms",
-        "ttft_stream_ms",
-        "time_to_request_ms",
-        "first_content_frame_ms",
-        "retry_delay_ms",
-    }
-)
-
-
-_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
-
-
-def stable(value: Any) -> Any:
-    """
-    ``value`` with every `VOLATILE` key's value masked, recursively, and any
-    UUID-shaped string too (synthetic messages get a fresh one per run).
-    """
-    if isinstance(value, dict):
-        return {k: "<volatile>" if k in VOLATILE else stable(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [stable(v) for v in value]
-    if isinstance(value, str) and _UUID.fullmatch(value):
-        return "<volatile>"
-    return value
-
-
-@dataclass(frozen=True)
-class ModelApiOutcome:
-    """What one run of a CLI against the fake showed."""
-
-    seam: ClassVar[str] = "model-api"
-    cli: str
-    exit_code: int
-    stderr: str
-    timed_out: bool
-    #: Each stdout line, parsed when it is JSON, else the raw text.
-    lines: tuple[object, ...]
-    final: dict[str, Any] | None
-    requests: tuple[SeenRequest, ...] = field(default=())
-
-    def to_json(self) -> dict[str, Any]:
-        """The outcome for reports, with what differs on every run masked."""
-        return {
-            "seam": self.seam,
-            "cli": self.cli,
-            "exit_code": self.exit_code,
-            "stderr": self.stderr,
-            "timed_out": self.timed_out,
-            "lines": stable(list(self.lines)),
-            "final": stable(self.final),
-            "requests": stable([vars(r) for r in self.requests]),
-        }
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> ModelApiOutcome:
-        return cls(
-            cli=data["cli"],
-            exit_code=data["exit_code"],
-            stderr=data["stderr"],
-            timed_out=data["timed_out"],
-            lines=tuple(data["lines"]),
-            final=data["final"],
-            requests=tuple(SeenRequest(**r) for r in data["requests"]),
-        )
-
-    def summary(self) -> str:
-        final = self.final or {}
-        what = final.get("subtype") or final.get("type") or "no result"
-        killed = ", killed at its timeout" if self.timed_out else ""
-        return (
-            f"{self.cli} exited {self.exit_code}{killed}: {what}, "
-            f"{len(self.requests)} model request(s)"
-        )
-
-    @property
-    def line_types(self) -> tuple[str, ...]:
-        return tuple(_line_type(line) for line in self.lines)
-
-
-def _line_type(line: object) -> str:
-    if not isinstance(line, dict):
-        return "<not json>"
-    kind = str(line.get("type"))
-    item = line.get("item")
-    sub = line.get("subtype") or (item.get("type") if isinstance(item, dict) else None)
-    return f"{kind}/{sub}" if isinstance(sub, str) else kind
-
-
-def _parse_lines(stdout: bytes) -> tuple[object, ...]:
-    lines: list[object] = []
-    for raw in stdout.decode(errors="replace").splitlines():
-        if not raw.strip():
-            continue
-        try:
-            lines.append(json.loads(raw))
-        except ValueError:
-            lines.append(raw)
-    return tuple(lines)
-
-
-def final_result(cli: str, lines: tuple[object, ...]) -> dict[str, Any] | None:
-    """The CLI's final result (see the module docstring for codex)."""
-    objects = [line for line in lines if isinstance(line, dict)]
-    if cli == "claude":
-        results = [line for line in objects if line.get("type") == "result"]
-        return results[-1] if results else None
-    if not objects:
-        return None
-    messages = [
-        line["item"].get("text")
-        for line in objects
-        if line.get("type") == "item.completed"
-        and isinstance(line.get("item"), dict)
-        and line["item"].get("type") == "agent_message"
-    ]
-    text = messages[-1] if messages else None
-    try:
-        value = json.loads(text) if isinstance(text, str) else None
-    except ValueError:
-        value = None
-    errors = [line.get("message") for line in objects if line.get("type") == "error"]
-    return {
-        "type": objects[-1].get("type"),
-        "result": text,
-        "structured_output": value,
-        "errors": errors,
-    }
-
-
-def run_case(request: ModelApiRequest, script: ModelScript, binary: Path) -> ModelApiOutcome:
-    """One run of the real CLI against a fresh loopback fake serving ``script``."""
-    env = dict(request.env)
-    with LoopbackServer(script) as server:
-        if request.cli == "claude":
-            run = realcli.run_claude(
-                binary,
-                server.url,
-                prompt=request.prompt,
-                schema=request.schema,
-                output_format=request.output_format,
-                args=request.args(),
-                env=env,
-                timeout=request.timeout,
-            )
-        else:
-            run = realcli.run_codex(
-                binary,
-                server.url + "/v1",
-                prompt=request.prompt,
-                schema=request.schema,
-                model=CODEX_MODEL,
-                env=env,
-                timeout=request.timeout,
-            )
-    lines = _parse_lines(run.stdout)
-    return ModelApiOutcome(
-        cli=request.cli,
-        exit_code=run.exit_code,
-        stderr=run.stderr.decode(errors="replace"),
-        timed_out=run.timed_out,
-        lines=lines,
-        final=final_result(request.cli, lines),
-        requests=tuple(SeenRequest.of(r) for r in server.fake.requests),
-    )
-
-
-def run_reference(request: ModelApiRequest, script: ModelScript, seed: str) -> ModelApiOutcome:
-    """One run of the reference model of the CLI, in process, against a fresh fake."""
-    import httpx  # noqa: PLC0415 - only the reference target needs them
-    import respx  # noqa: PLC0415
-
-    from harness._ref_claude import run_claude  # noqa: PLC0415
-    from harness._ref_codex import run_codex  # noqa: PLC0415
-    from providers_fake.api._respx import ANTHROPIC_BASE_URL, OPENAI_BASE_URL  # noqa: PLC0415
-
-    # Per CLI: where its API lives and how its model is called.
-    models: dict[str, tuple[str, Callable[[httpx.Client], Any]]] = {
-        "claude": (
-            ANTHROPIC_BASE_URL,
-            lambda client: run_claude(
-                client,
-                prompt=request.prompt,
-                schema=request.schema,
-                output_format=request.output_format,
-                fallback_model=request.fallback_model,
-                env=dict(request.env),
-                seed=seed,
-            ),
-        ),
-        "codex": (
-            OPENAI_BASE_URL,
-            lambda client: run_codex(
-                client,
-                prompt=request.prompt,
-                schema=request.schema,
-                model=CODEX_MODEL,
-                env=dict(request.env),
-                seed=seed,
-            ),
-        ),
-    }
-    base, model = models[request.cli]
-    fake = ScriptedModelAPI(script)
-    with respx.mock(assert_all_called=False) as router, httpx.Client() as client:
-        install_respx(router, fake, base)
-        run = model(client)
-    lines = _parse_lines(run.stdout)
-    return ModelApiOutcome(
-        cli=request.cli,
-        exit_code=run.exit_code,
-        stderr=run.stderr,
-        timed_out=False,
-        lines=lines,
-        final=final_result(request.cli, lines),
-        requests=tuple(SeenRequest.of(r) for r in fake.requests),
-    )
-
-
-def _show(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
-
-
-def compare(expect: ModelApiExpectation, actual: ModelApiOutcome) -> tuple[Mismatch, ...]:
-    """Every expectation that is given and not met."""
-    out: list[Mismatch] = []
-
-    def differ(name: str, expected: object, got: object) -> None:
-        out.append(Mismatch(name, _show(expected), _show(got)))
-
-    if expect.exit_code is not None and expect.exit_code != actual.exit_code:
-        differ("exit_code", expect.exit_code, actual.exit_code)
-    if expect.stderr_contains is not None and expect.stderr_contains not in actual.stderr:
-        differ("stderr_contains", expect.stderr_contains, actual.stderr)
-    final = actual.final or {}
-    for name in ("subtype", "is_error", "terminal_reason", "result"):
-        wanted = getattr(expect, name)
-        if wanted is not None and final.get(name) != wanted:
-            differ(name, wanted, final.get(name))
-    got_value = final.get("structured_output")
-    if expect.structured_output is not None and got_value != expect.structured_output.value:
-        differ("structured_output", expect.structured_output.value, got_value)
-    if expect.no_structured_output and got_value is not None:
-        differ("no_structured_output", None, got_value)
-    errors = final.get("errors") or []
-    for wanted_text in expect.errors_contain:
-        if not any(isinstance(e, str) and wanted_text in e for e in errors):
-            differ("errors_contain", wanted_text, errors)
-    if expect.line_types is not None and actual.line_types != expect.line_types:
-        differ("line_types", list(expect.line_types), list(actual.line_types))
-    _compare_requests(expect, actual, differ)
-    return tuple(out)
-
-
-def _compare_requests(expect: ModelApiExpectation, actual: ModelApiOutcome, differ: Any) -> None:
-    answered = [r for r in actual.requests if r.unexpected is None]
-    if expect.no_unexpected_requests:
-        odd = [r.unexpected for r in actual.requests if r.unexpected is not None]
-        if odd:
-            differ("no_unexpected_requests", [], odd)
-    if expect.requests is not None and len(answered) != expect.requests:
-        differ("requests", expect.requests, len(answered))
-    if expect.models is not None and tuple(r.model for r in answered) != expect.models:
-        differ("models", list(expect.models), [r.model for r in answered])
-    if expect.input_schema is not None:
-        wrong = [r.input_schema for r in answered if r.input_schema != expect.input_schema.value]
-        if wrong:
-            differ("input_schema", expect.input_schema.value, wrong[0])
-    if expect.strict is not None:
-        flags = [bool(r.strict) for r in answered]
-        if any(flag != expect.strict for flag in flags):
-            differ("strict", expect.strict, flags)
-    if expect.text_format is not None:
-        wrong = [r.text_format for r in answered if r.text_format != expect.text_format.value]
-        if wrong:
-            differ("text_format", expect.text_format.value, wrong[0])
-    for text in expect.messages_after_prompt_contain:
-        if not any(text in _show(r.messages_after_prompt) for r in answered):
-            differ("messages_after_prompt_contain", text, "in no request after the prompt")
 
 
 class ModelApi:
@@ -455,10 +92,10 @@ class ModelApi:
     def parts(self, doc: dict[str, Any], base: Path) -> _seams.Parts:
         expect = doc["expect"]
         return _seams.Parts(
-            request=_request(doc["request"], doc["provider"]),
-            expect=_expectation(expect),
+            request=request_of(doc["request"], doc["provider"]),
+            expect=expectation_of(expect),
             by_target=tuple(
-                (target, _expectation(_seams.merge(expect, override)))
+                (target, expectation_of(_seams.merge(expect, override)))
                 for target, override in sorted(doc.get("by_target", {}).items())
             ),
         )
@@ -478,9 +115,9 @@ class ModelApi:
         return ModelApiOutcome.from_json(data)
 
     def describe(self, scenario: Scenario) -> list[str]:
-        out = _describe(cast(ModelApiExpectation, scenario.expect))
+        out = describe(cast(ModelApiExpectation, scenario.expect))
         for target, override in scenario.by_target:
-            differs = "; ".join(_describe(cast(ModelApiExpectation, override)))
+            differs = "; ".join(describe(cast(ModelApiExpectation, override)))
             out.append(f"on `{target}` targets the expectation differs: {differs or 'nothing'}")
         return out
 
@@ -494,7 +131,7 @@ class ModelApi:
         if request.fallback_model:
             lines.append(f"  fallback model: {request.fallback_model}")
         lines.append("model script (one step per request):")
-        lines += [f"  - {_show(step)}" for step in _steps(request)]
+        lines += [f"  - {show_value(step)}" for step in _steps(request)]
         lines.append("expect:")
         for name, value in vars(scenario.expect).items():
             if value not in (None, False, ()):
@@ -502,87 +139,10 @@ class ModelApi:
         return lines
 
 
-def model_script(scenario: Scenario) -> ModelScript:
-    """The fake's script for ``scenario``."""
-    return ModelScript.from_json(json.loads(cast(ModelApiRequest, scenario.request).model_script))
-
-
 def _steps(request: ModelApiRequest) -> list[Any]:
     document = json.loads(request.model_script)
     steps = document.get("steps", []) if isinstance(document, dict) else document
     return steps if isinstance(steps, list) else []
-
-
-def _request(raw: dict[str, Any], provider: dict[str, Any]) -> ModelApiRequest:
-    schema = raw["schema_text"] if "schema_text" in raw else json.dumps(raw["schema"])
-    return ModelApiRequest(
-        cli=raw["cli"],
-        schema=schema,
-        model_script=json.dumps(provider["model_script"]),
-        prompt=raw.get("prompt", DEFAULT_PROMPT),
-        output_format=raw.get("output_format", "json"),
-        env=tuple(sorted(raw.get("env", {}).items())),
-        fallback_model=raw.get("fallback_model"),
-        timeout=float(raw.get("timeout", realcli.DEFAULT_TIMEOUT)),
-    )
-
-
-def _expectation(raw: dict[str, Any]) -> ModelApiExpectation:
-    def json_of(key: str) -> Json | None:
-        return Json.of(raw[key]) if key in raw else None
-
-    return ModelApiExpectation(
-        exit_code=raw.get("exit_code"),
-        stderr_contains=raw.get("stderr_contains"),
-        subtype=raw.get("subtype"),
-        is_error=raw.get("is_error"),
-        terminal_reason=raw.get("terminal_reason"),
-        structured_output=json_of("structured_output"),
-        no_structured_output=raw.get("no_structured_output", False),
-        result=raw.get("result"),
-        errors_contain=tuple(raw.get("errors_contain", ())),
-        line_types=tuple(raw["line_types"]) if "line_types" in raw else None,
-        requests=raw.get("requests"),
-        models=tuple(raw["models"]) if "models" in raw else None,
-        input_schema=json_of("input_schema"),
-        strict=raw.get("strict"),
-        text_format=json_of("text_format"),
-        messages_after_prompt_contain=tuple(raw.get("messages_after_prompt_contain", ())),
-        no_unexpected_requests=raw.get("no_unexpected_requests", False),
-    )
-
-
-def _describe(expect: ModelApiExpectation) -> list[str]:
-    out: list[str] = []
-    if expect.exit_code is not None:
-        out.append(f"the CLI exits {expect.exit_code}")
-    if expect.stderr_contains is not None:
-        out.append(f"stderr contains `{expect.stderr_contains.strip()}`")
-    for name in ("subtype", "is_error", "terminal_reason", "result"):
-        value = getattr(expect, name)
-        if value is not None:
-            out.append(f"the final result's `{name}` is `{_show(value)}`")
-    if expect.structured_output is not None:
-        out.append(f"structured_output is `{expect.structured_output.text}`")
-    if expect.no_structured_output:
-        out.append("there is no structured_output")
-    out += [f"an error names `{text}`" for text in expect.errors_contain]
-    if expect.line_types is not None:
-        out.append(f"stdout lines: {', '.join(expect.line_types)}")
-    if expect.requests is not None:
-        out.append(f"{expect.requests} request(s) reach the model API")
-    if expect.models is not None:
-        out.append(f"they ask for the models {', '.join(expect.models)}")
-    if expect.input_schema is not None:
-        out.append(f"the StructuredOutput tool's input_schema is `{expect.input_schema.text}`")
-    if expect.strict is not None:
-        out.append(f"the StructuredOutput tool is {'' if expect.strict else 'not '}strict")
-    if expect.text_format is not None:
-        out.append(f"text.format is `{expect.text_format.text}`")
-    out += [f"the conversation carries `{t}`" for t in expect.messages_after_prompt_contain]
-    if expect.no_unexpected_requests:
-        out.append("no request the script did not expect")
-    return out
 
 
 _seams.register("model-api", ModelApi())

@@ -11,10 +11,10 @@ from harness import _loader, _targets
 from harness._cli import main
 from harness._execute import execute
 from harness._scenario import Seam
-from harness._seam_model_api import (
+from harness._model_api import (
     ModelApiOutcome,
     SeenRequest,
-    _expectation,
+    expectation_of,
     compare,
     final_result,
 )
@@ -158,7 +158,7 @@ def _outcome(**changes: object) -> ModelApiOutcome:
 
 
 def test_only_the_given_expectations_are_checked() -> None:
-    met = _expectation(
+    met = expectation_of(
         {
             "exit_code": 0,
             "subtype": "success",
@@ -173,11 +173,11 @@ def test_only_the_given_expectations_are_checked() -> None:
         }
     )
     assert compare(met, _outcome()) == ()
-    assert compare(_expectation({}), _outcome()) == ()
+    assert compare(expectation_of({}), _outcome()) == ()
 
 
 def test_every_unmet_expectation_is_named() -> None:
-    unmet = _expectation(
+    unmet = expectation_of(
         {
             "exit_code": 1,
             "stderr_contains": "Error",
@@ -272,7 +272,7 @@ def test_the_real_clis_pass_every_model_api_scenario(
 
 
 def test_reports_mask_what_real_clis_make_up_per_run() -> None:
-    from harness._seam_model_api import stable  # noqa: PLC0415  (one test's helper)
+    from harness._model_api import stable  # noqa: PLC0415  (one test's helper)
 
     line = {
         "type": "assistant",

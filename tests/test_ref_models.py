@@ -23,7 +23,8 @@ from harness import _loader
 from harness._ref_claude import check_output, run_claude, validation_errors
 from harness._ref_codex import run_codex
 from harness._scenario import Scenario
-from harness._seam_model_api import CODEX_MODEL, ModelApiRequest, model_script
+from harness._model_api import CODEX_MODEL, ModelApiRequest
+from harness._model_run import model_script
 from providers_fake.api import ScriptedModelAPI, install_respx
 from providers_fake.api._respx import OPENAI_BASE_URL
 from tests.capture_compare import compare_to_capture

@@ -1,0 +1,120 @@
+"""
+Running one model-api case: the real CLI against a loopback fake, or the reference model in process.
+
+Each case gets a fresh fake serving the scenario's ``model_script``, so that
+no request of one case can reach another's (and pytest-xdist workers never
+share a port: the loopback server binds 127.0.0.1 on an OS-chosen one).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, cast
+
+from harness._model_api import (
+    CODEX_MODEL,
+    ModelApiOutcome,
+    ModelApiRequest,
+    SeenRequest,
+    final_result,
+    parse_lines,
+)
+from harness._scenario import Scenario
+from providers_fake.api import LoopbackServer, ScriptedModelAPI, install_respx, realcli
+from providers_fake.api import Script as ModelScript
+
+
+def model_script(scenario: Scenario) -> ModelScript:
+    """The fake's script for ``scenario``."""
+    return ModelScript.from_json(json.loads(cast(ModelApiRequest, scenario.request).model_script))
+
+
+def run_case(request: ModelApiRequest, script: ModelScript, binary: Path) -> ModelApiOutcome:
+    """One run of the real CLI against a fresh loopback fake serving ``script``."""
+    env = dict(request.env)
+    with LoopbackServer(script) as server:
+        if request.cli == "claude":
+            run = realcli.run_claude(
+                binary,
+                server.url,
+                prompt=request.prompt,
+                schema=request.schema,
+                output_format=request.output_format,
+                args=request.args(),
+                env=env,
+                timeout=request.timeout,
+            )
+        else:
+            run = realcli.run_codex(
+                binary,
+                server.url + "/v1",
+                prompt=request.prompt,
+                schema=request.schema,
+                model=CODEX_MODEL,
+                env=env,
+                timeout=request.timeout,
+            )
+    lines = parse_lines(run.stdout)
+    return ModelApiOutcome(
+        cli=request.cli,
+        exit_code=run.exit_code,
+        stderr=run.stderr.decode(errors="replace"),
+        timed_out=run.timed_out,
+        lines=lines,
+        final=final_result(request.cli, lines),
+        requests=tuple(SeenRequest.of(r) for r in server.fake.requests),
+    )
+
+
+def run_reference(request: ModelApiRequest, script: ModelScript, seed: str) -> ModelApiOutcome:
+    """One run of the reference model of the CLI, in process, against a fresh fake."""
+    import httpx  # noqa: PLC0415 - only the reference target needs them
+    import respx  # noqa: PLC0415
+
+    from harness._ref_claude import run_claude  # noqa: PLC0415
+    from harness._ref_codex import run_codex  # noqa: PLC0415
+    from providers_fake.api._respx import ANTHROPIC_BASE_URL, OPENAI_BASE_URL  # noqa: PLC0415
+
+    # Per CLI: where its API lives and how its model is called.
+    models: dict[str, tuple[str, Callable[[httpx.Client], Any]]] = {
+        "claude": (
+            ANTHROPIC_BASE_URL,
+            lambda client: run_claude(
+                client,
+                prompt=request.prompt,
+                schema=request.schema,
+                output_format=request.output_format,
+                fallback_model=request.fallback_model,
+                env=dict(request.env),
+                seed=seed,
+            ),
+        ),
+        "codex": (
+            OPENAI_BASE_URL,
+            lambda client: run_codex(
+                client,
+                prompt=request.prompt,
+                schema=request.schema,
+                model=CODEX_MODEL,
+                env=dict(request.env),
+                seed=seed,
+            ),
+        ),
+    }
+    base, model = models[request.cli]
+    fake = ScriptedModelAPI(script)
+    with respx.mock(assert_all_called=False) as router, httpx.Client() as client:
+        install_respx(router, fake, base)
+        run = model(client)
+    lines = parse_lines(run.stdout)
+    return ModelApiOutcome(
+        cli=request.cli,
+        exit_code=run.exit_code,
+        stderr=run.stderr,
+        timed_out=False,
+        lines=lines,
+        final=final_result(request.cli, lines),
+        requests=tuple(SeenRequest.of(r) for r in fake.requests),
+    )
