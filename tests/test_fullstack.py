@@ -1,0 +1,262 @@
+"""
+The full stack: real CLI output → reference adaptor pipeline → adaptor outcome.
+
+Each real capture is fed through `harness._fullstack.adapt` and the outcome is
+checked against what CONTRACTS.md says an adaptor must conclude from that run
+(the clause is named beside each case).  The expectations were written from
+the clauses, not from what the pipeline returns.  The last test starts the
+pinned real ``claude`` against the loopback fake model API and reads its run
+the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness._fullstack import Asked, adapt
+from harness._outcome import Outcome
+from providers_fake import api
+from providers_fake.api import realcli
+
+ROOT = Path(__file__).resolve().parent.parent
+CAPTURES = Path(os.environ.get("HARNESS_CAPTURES", str(ROOT.parent / "shared" / "captures")))
+DIAGNOSIS = (ROOT / "scenarios" / "agent-cli" / "schemas" / "diagnosis.json").read_text()
+VALUE = {"cause": "missing dependency", "fixes": ["pip install x"]}
+
+# The schema each capture was taken with when it was not the diagnosis schema
+# (as in tests/test_fake_apis.py), and the captures taken with stream-json.
+SCHEMAS = {
+    "claude-schema-not-json": "not json",
+    "claude-schema-array": '[{"type":"object"}]',
+    "claude-schema-invalid": '{"type":"foo"}',
+    "claude-schema-top-array": '{"type":"array","items":{"type":"integer"}}',
+    "claude-schema-format-email": json.dumps(
+        {
+            "type": "object",
+            "properties": {"email": {"type": "string", "format": "email"}},
+            "required": ["email"],
+        }
+    ),
+}
+STREAM_JSON = frozenset(
+    {
+        "claude-exhausted",
+        "claude-happy-stream",
+        "claude-midstream-error-after-tool",
+        "claude-overload-fallback",
+        "claude-prose-then-tool",
+        "claude-retry-then-ok",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Concluded:
+    """What the contracts say an adaptor concludes: ok with `value`, or an error."""
+
+    clauses: str
+    value: Any = None
+    error: str | None = None
+    cause: str | None = None
+    #: Whether the adaptor reads the run at all (0: refused before launch).
+    launches: int = 1
+
+
+def ok(clauses: str, value: Any) -> Concluded:
+    return Concluded(clauses, value=value)
+
+
+def failed(clauses: str, error: str, cause: str | None = None, launches: int = 1) -> Concluded:
+    return Concluded(clauses, error=error, cause=cause, launches=launches)
+
+
+EXPECTED: dict[str, Concluded] = {
+    "claude-happy-json": ok("CLA-01", VALUE),
+    "claude-happy-stream": ok("CLA-01, CLA-06", VALUE),
+    "claude-retry-then-ok": ok("LOOP-02, LOOP-03, CLA-01", VALUE),
+    "claude-prose-then-tool": ok("LOOP-06, CLA-01", VALUE),
+    "claude-text-and-tool": ok(
+        "CLA-01: structured_output, not the text", {"cause": "c", "fixes": []}
+    ),
+    "claude-overload-fallback": ok("LOOP-14, CLA-01", VALUE),
+    # The call whose stream broke is still executed; its input is the answer.
+    "claude-midstream-error-after-tool": ok("LOOP-15, CLA-01", {"cause": "A", "fixes": []}),
+    # The adaptor revalidates locally (CLA-01); like the CLI (LOOP-07) and Draft
+    # 2020-12 by default, it treats `format` as an annotation.
+    "claude-schema-format-email": ok("LOOP-07, CLA-01", {"email": "not-an-email"}),
+    "claude-exhausted": failed(
+        "CLA-03, POL-03", "execution_error", "max_structured_output_retries"
+    ),
+    "claude-exhausted-env2": failed(
+        "CLA-03, LOOP-05", "execution_error", "max_structured_output_retries"
+    ),
+    "claude-schema-top-array": failed(
+        "LOOP-08, CLA-03", "execution_error", "max_structured_output_retries"
+    ),
+    # subtype success but is_error true: a failure, never a candidate.
+    "claude-400-structured-outputs": failed("CLA-04, LOOP-10", "execution_error", "api_error"),
+    # A clean success without structured_output is no candidate; the completed
+    # run then fails under the default policy (never the `result` prose).
+    "claude-prose-twice": failed("CLA-02, DEC-01, POL-01", "policy_violation"),
+    # The adaptor's own intake refuses these schemas: the CLI is never started.
+    "claude-schema-not-json": failed("SCH-01", "invalid_output_schema", launches=0),
+    "claude-schema-array": failed("SCH-05", "invalid_output_schema", launches=0),
+    "claude-schema-invalid": failed("SCH-05", "invalid_output_schema", launches=0),
+    "codex-happy": ok("CDX-01, CDX-08", {"cause": "dep", "fixes": ["a"]}),
+    "codex-two-messages": ok("CDX-01: the last agent_message", {"cause": "dep", "fixes": []}),
+    # Codex exits 0 with prose; the consumer validates and the default policy fails it.
+    "codex-prose-with-schema": failed("CDX-07, PV-02, POL-01", "policy_violation"),
+    # An error line, turn.failed and exit 1: turn_failed is the most specific cause.
+    "codex-400-invalid-schema": failed("CDX-06, CDX-04", "execution_error", "turn_failed"),
+    "codex-response-failed": failed("CDX-04", "execution_error", "turn_failed"),
+}
+
+
+@dataclass(frozen=True)
+class Capture:
+    name: str
+    cli: str
+    exit_code: int
+    stdout: bytes
+    stderr: str
+
+    @classmethod
+    def load(cls, name: str) -> Capture:
+        meta = json.loads((CAPTURES / f"{name}.meta.json").read_text())
+        stdout = (CAPTURES / f"{name}.stdout").read_bytes()
+        return cls(name, name.split("-", 1)[0], meta["exit_code"], stdout, meta["stderr"])
+
+    def asked(self, **options: str) -> Asked:
+        fmt = "stream-json" if self.name in STREAM_JSON else "json"
+        return Asked(SCHEMAS.get(self.name, DIAGNOSIS), output_format=fmt, **options)
+
+    def adapt(self, **options: str) -> Outcome:
+        return adapt(self.cli, self.asked(**options), self.exit_code, self.stdout, self.stderr)
+
+
+def _names() -> list[str]:
+    names = sorted(p.name.removesuffix(".meta.json") for p in CAPTURES.glob("*.meta.json"))
+    return [n for n in names if n.startswith(("claude-", "codex-"))]
+
+
+def test_every_capture_has_an_expected_conclusion() -> None:
+    assert _names(), f"no captures in {CAPTURES}"
+    assert sorted(EXPECTED) == _names()
+    # The stream-json set matches what the captures themselves show.
+    for name in _names():
+        streamed = Capture.load(name).stdout.startswith(b'{"type":"system"')
+        assert streamed == (name in STREAM_JSON), name
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_capture_through_the_reference_adaptor(name: str) -> None:
+    want = EXPECTED[name]
+    outcome = Capture.load(name).adapt()
+    got = (outcome.status, outcome.error, outcome.cause, outcome.launches)
+    status = "ok" if want.error is None else "error"
+    assert got == (status, want.error, want.cause, want.launches), (want.clauses, outcome)
+    if want.error is None:
+        assert outcome.value is not None, want.clauses
+        assert outcome.value.value == want.value, want.clauses
+        assert outcome.mechanism == "native"
+    else:
+        assert outcome.value is None, want.clauses
+
+
+def test_prose_success_never_falls_back_to_the_result_string() -> None:
+    outcome = Capture.load("claude-prose-twice").adapt()
+    assert outcome.value is None
+    assert outcome.text == "prose two"  # kept as text, not promoted to a value (CLA-02)
+    assert [d.path for d in outcome.diagnostics] == [""]
+
+
+def test_return_invalid_policy_turns_missing_and_invalid_values_into_decode_errors() -> None:
+    # POL-02: the run succeeds; Decode reports the problem.
+    for name in ("claude-prose-twice", "codex-prose-with-schema"):
+        outcome = Capture.load(name).adapt(on_invalid="return")
+        assert (outcome.status, outcome.error, outcome.value) == ("error", "decode_error", None)
+        assert outcome.diagnostics, name
+    # POL-03: an execution failure still outranks the policy.
+    exhausted = Capture.load("claude-exhausted").adapt(on_invalid="return")
+    assert (exhausted.error, exhausted.cause) == (
+        "execution_error",
+        "max_structured_output_retries",
+    )
+
+
+def test_prompt_validation_reads_only_the_final_text() -> None:
+    # CLA-05: the result string is the object as JSON, so prompt validation accepts it.
+    happy = Capture.load("claude-happy-json").adapt(validation="prompt")
+    assert (happy.status, happy.mechanism) == ("ok", "prompt")
+    assert happy.value is not None
+    assert happy.value.value == VALUE
+    # PV-02: prose is not one JSON value.
+    prose = Capture.load("claude-prose-twice").adapt(validation="prompt")
+    assert (prose.error, prose.mechanism, prose.value) == ("policy_violation", "prompt", None)
+
+
+def test_the_run_is_read_only_when_the_schema_passes_intake() -> None:
+    # The same empty, exit-1 run under a schema the adaptor accepts is an execution failure.
+    refused = Capture.load("claude-schema-invalid")
+    outcome = adapt("claude", Asked(DIAGNOSIS), refused.exit_code, refused.stdout, refused.stderr)
+    assert (outcome.error, outcome.cause, outcome.launches) == (
+        "execution_error",
+        "nonzero_exit",
+        1,
+    )
+
+
+def test_signals_and_timeouts_of_the_recorded_run() -> None:
+    happy = Capture.load("codex-happy")
+    killed = adapt("codex", Asked(DIAGNOSIS), -9, happy.stdout, b"")
+    assert (killed.error, killed.cause, killed.value) == ("execution_error", "signal", None)
+    late = adapt("codex", Asked(DIAGNOSIS), -9, happy.stdout, "", timed_out=True)
+    assert (late.error, late.cause) == ("execution_error", "timeout")
+
+
+@pytest.mark.parametrize(
+    ("cli", "asked", "fragment"),
+    [
+        ("cursor", Asked(DIAGNOSIS), "unknown cli"),
+        ("codex", Asked(DIAGNOSIS, output_format="stream-json"), "no output format"),
+        ("claude", Asked(DIAGNOSIS, validation="local"), "validation must be"),
+        ("claude", Asked(DIAGNOSIS, on_invalid="ignore"), "on_invalid must be"),
+    ],
+)
+def test_asks_the_pipeline_cannot_express_are_refused(
+    cli: str, asked: Asked, fragment: str
+) -> None:
+    with pytest.raises(ValueError, match=fragment):
+        adapt(cli, asked, 0, b"", "")
+
+
+def _binary(cli: str) -> Path:
+    if not realcli.enabled():
+        pytest.skip(f"{realcli.SWITCH_ENV}=off")
+    try:
+        return realcli.locate(cli)
+    except FileNotFoundError as missing:
+        pytest.fail(str(missing), pytrace=False)
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize("output_format", ["json", "stream-json"])
+def test_real_claude_end_to_end(output_format: str) -> None:
+    binary = _binary("claude")
+    prompt = "Diagnose the build failure."
+    with api.LoopbackServer(api.ScriptedModelAPI([api.tool_call(VALUE)])) as server:
+        run = realcli.run_claude(
+            binary, server.url, prompt=prompt, schema=DIAGNOSIS, output_format=output_format
+        )
+    assert not run.timed_out, f"killed after {run.seconds:.1f}s"
+    asked = Asked(DIAGNOSIS, prompt=prompt, output_format=output_format)
+    outcome = adapt("claude", asked, run.exit_code, run.stdout, run.stderr)
+    assert (outcome.status, outcome.error, outcome.mechanism) == ("ok", None, "native"), outcome
+    assert outcome.value is not None
+    assert outcome.value.value == VALUE
