@@ -43,9 +43,63 @@ class ModelApiRequest:
     env: tuple[tuple[str, str], ...] = ()
     fallback_model: str | None = None
     timeout: float = realcli.DEFAULT_TIMEOUT
+    #: Claude Code feature gates the case assumes (name, value).  The CLI reads
+    #: them from its remote flag service only, so the reference honours them
+    #: and a real binary offline cannot be given them.
+    gates: tuple[tuple[str, bool], ...] = ()
+    #: A refusal-fallback model armed for the session (remote configuration too).
+    refusal_fallback_model: str | None = None
+    #: StructuredOutput calls already in the session when this turn starts (a resumed session).
+    resumed_calls: int = 0
 
     def args(self) -> tuple[str, ...]:
         return () if self.fallback_model is None else ("--fallback-model", self.fallback_model)
+
+    def beyond_offline(self) -> str | None:
+        """Why a real binary offline cannot be put in this case's situation, if it cannot."""
+        if self.gates:
+            names = ", ".join(name for name, _ in self.gates)
+            return (
+                f"needs Claude Code's remote feature gate(s) {names}: the published binary reads "
+                "gates from its flag service only (CLAUDE_INTERNAL_FC_OVERRIDES and flags cached "
+                "in ~/.claude.json are ignored offline)"
+            )
+        if self.refusal_fallback_model is not None:
+            return (
+                "needs a refusal-fallback model armed by Claude Code's remote configuration; "
+                "offline the binary answers a refusal with system/model_refusal_no_fallback"
+            )
+        if self.resumed_calls:
+            return (
+                "needs a session transcript holding earlier StructuredOutput calls to --resume; "
+                "every real-CLI case starts in a fresh HOME with no session to resume"
+            )
+        if len(self.schema.encode()) > ARG_MAX_STRLEN:
+            return (
+                f"the schema argument is {len(self.schema.encode())} bytes and Linux caps one "
+                f"argv string at {ARG_MAX_STRLEN} (MAX_ARG_STRLEN), so no caller can start the "
+                "real CLI with it"
+            )
+        return None
+
+
+#: Linux's limit on the length of a single command-line argument.
+ARG_MAX_STRLEN = 131_072
+
+
+def generated_schema(spec: dict[str, Any]) -> str:
+    """
+    The schema text a ``schema_generated`` spec stands for: ``{nested: KEY, depth: N}``
+    wraps ``{}`` N times in ``{KEY: ...}``; ``{enum_items: N}`` is an object whose one
+    property is an enum of N numbers.  Size-guard cases need documents far too big
+    to spell out in a scenario.
+    """
+    if "nested" in spec:
+        key = json.dumps(spec["nested"])
+        depth = int(spec["depth"])
+        return ("{" + key + ":") * depth + "{}" + "}" * depth
+    items = ",".join(str(i) for i in range(int(spec["enum_items"])))
+    return '{"type":"object","properties":{"v":{"enum":[' + items + "]}}}"
 
 
 @dataclass(frozen=True)
@@ -303,7 +357,12 @@ def _compare_requests(expect: ModelApiExpectation, actual: ModelApiOutcome, diff
 
 
 def request_of(raw: dict[str, Any], provider: dict[str, Any]) -> ModelApiRequest:
-    schema = raw["schema_text"] if "schema_text" in raw else json.dumps(raw["schema"])
+    if "schema_generated" in raw:
+        schema = generated_schema(raw["schema_generated"])
+    elif "schema_text" in raw:
+        schema = raw["schema_text"]
+    else:
+        schema = json.dumps(raw["schema"])
     return ModelApiRequest(
         cli=raw["cli"],
         schema=schema,
@@ -313,6 +372,9 @@ def request_of(raw: dict[str, Any], provider: dict[str, Any]) -> ModelApiRequest
         env=tuple(sorted(raw.get("env", {}).items())),
         fallback_model=raw.get("fallback_model"),
         timeout=float(raw.get("timeout", realcli.DEFAULT_TIMEOUT)),
+        gates=tuple(sorted(raw.get("gates", {}).items())),
+        refusal_fallback_model=raw.get("refusal_fallback_model"),
+        resumed_calls=raw.get("resumed_calls", 0),
     )
 
 

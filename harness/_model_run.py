@@ -89,6 +89,9 @@ def run_reference(request: ModelApiRequest, script: ModelScript, seed: str) -> M
                 fallback_model=request.fallback_model,
                 env=dict(request.env),
                 seed=seed,
+                gates=dict(request.gates),
+                refusal_fallback_model=request.refusal_fallback_model,
+                resumed_calls=request.resumed_calls,
             ),
         ),
         "codex": (

@@ -16,13 +16,22 @@ semantic events of the fake ``claude`` (`providers_fake._claude`), whose
 renderer already prints capture-faithful lines and result objects.  Only the
 decisions are this module's.
 
+Beyond the captures, from seed 004 and probes of the real binary: the schema
+size guard and ``$async`` (SCH-10, in `providers_fake._schemaflag`); a stream
+cut before ``message_stop`` is retried whole and its partial calls never count;
+a ``refusal`` stop ends the run in error without the object.  Modelled from the
+seed alone, because they need remote configuration the real binary cannot be
+given offline (scenarios with them skip the real target and say why): the
+strict wire schema behind the ``tengu_structured_output_strict`` gate
+(`harness._strict`, LOOP-09), the Foundry capability memory that strips it
+(LOOP-10), the refusal fallback that tombstones the refused model's messages,
+counts their StructuredOutput calls and retracts their objects (LOOP-11, 13),
+and per-turn attempt counting over a resumed history (LOOP-12).
+
 Rules no capture pins, chosen here and tested as the model's own: a 529
 without ``--fallback-model`` (and a 429 / 5xx) gives up to 10 ``api_retry``
 lines, then the API error result; a 400 other than the Foundry wording is not
-retried.  Not modelled yet: the strict-schema derivation and its ``strict``
-flag (never sent, as in the captures), retraction of StructuredOutput calls
-after a model fallback, a mid-stream error before any tool call, and tools
-other than StructuredOutput (ignored).
+retried.  Tools other than StructuredOutput are not run.
 """
 
 from __future__ import annotations
@@ -32,12 +41,14 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 import httpx
-import jsonschema
 
+from harness import _strict
+from harness._ajv import check_output
 from providers_fake import _claude_data as data
 from providers_fake._base import Context
 from providers_fake._claude import CLI, ClaudeRenderer
 from providers_fake._ids import Ids
+from providers_fake._schemaflag import parse_quietly
 from providers_fake._types import Output
 
 TYPE_CHECKING = False
@@ -60,6 +71,7 @@ OVERLOADS_BEFORE_FALLBACK = 3
 #: Requests made in all when the API answers the Foundry "structured_outputs" 400.
 FOUNDRY_REQUESTS = 6
 FOUNDRY_WORDING = "structured_outputs not supported"
+STRICT_GATE = "tengu_structured_output_strict"
 _EPHEMERAL = {"type": "ephemeral"}
 
 
@@ -82,86 +94,33 @@ class ClaudeRun:
         return out
 
 
-# -- validation, in Ajv's words --------------------------------------------------------
-
-
-def _ajv_message(error: jsonschema.ValidationError) -> str:
-    keyword, value = error.validator, error.validator_value
-    if keyword == "required":
-        missing = error.message.split("'")[1] if "'" in error.message else "?"
-        return f"must have required property '{missing}'"
-    if keyword == "type":
-        kinds = value if isinstance(value, list) else [value]
-        return f"must be {','.join(str(k) for k in kinds)}"
-    simple = {
-        "additionalProperties": "must NOT have additional properties",
-        "enum": "must be equal to one of the allowed values",
-        "const": "must be equal to constant",
-        "anyOf": "must match a schema in anyOf",
-        "oneOf": "must match exactly one schema in oneOf",
-        "not": "must NOT be valid",
-        "uniqueItems": "must NOT have duplicate items",
-    }
-    if keyword in simple:
-        return simple[str(keyword)]
-    bounds = {
-        "minLength": "must NOT have fewer than {} characters",
-        "maxLength": "must NOT have more than {} characters",
-        "minItems": "must NOT have fewer than {} items",
-        "maxItems": "must NOT have more than {} items",
-        "minProperties": "must NOT have fewer than {} properties",
-        "maxProperties": "must NOT have more than {} properties",
-        "minimum": "must be >= {}",
-        "maximum": "must be <= {}",
-        "exclusiveMinimum": "must be > {}",
-        "exclusiveMaximum": "must be < {}",
-        "multipleOf": "must be multiple of {}",
-        "pattern": 'must match pattern "{}"',
-    }
-    if keyword in bounds:
-        return bounds[str(keyword)].format(value)
-    return f"must pass {keyword!s} keyword validation"
-
-
-# Ajv checks a schema's type first, then the object keywords, then each property.
-_RANK = {"type": 0, "required": 1, "additionalProperties": 2, "properties": 3}
-
-
-def _instance_path(error: jsonschema.ValidationError) -> str:
-    parts = [str(p).replace("~", "~0").replace("/", "~1") for p in error.absolute_path]
-    return "/" + "/".join(parts) if parts else "root"
-
-
-def validation_errors(schema: Mapping[str, Any], value: Any) -> list[str]:
-    """Every error, as ``PATH: MESSAGE``, in Ajv's order; ``format`` is not enforced."""
-    validator_class = jsonschema.validators.validator_for(schema, jsonschema.Draft7Validator)
-    errors = list(validator_class(schema).iter_errors(value))
-    errors.sort(
-        key=lambda e: _RANK.get(str(e.relative_schema_path[0]), 4) if e.relative_schema_path else 4
-    )
-    return [f"{_instance_path(e)}: {_ajv_message(e)}" for e in errors]
-
-
-def check_output(schema: Mapping[str, Any], value: object) -> str | None:
-    """The tool_result error for a StructuredOutput input, None when it is accepted."""
-    # A tool input reaches the validator as an object: anything else is seen as empty.
-    problems = validation_errors(schema, value if isinstance(value, dict) else {})
-    if not problems:
-        return None
-    return "Output does not match required schema: " + ", ".join(problems)
-
-
 # -- the wire ------------------------------------------------------------------------------
 
 
-def tool_definition(schema: Mapping[str, Any]) -> dict[str, object]:
-    return {"name": TOOL_NAME, "description": TOOL_DESCRIPTION, "input_schema": dict(schema)}
+def tool_definition(
+    schema: Mapping[str, Any], strict: Mapping[str, Any] | None = None
+) -> dict[str, object]:
+    """The StructuredOutput tool; with a strict schema, that one goes on the wire instead."""
+    if strict is None:
+        return {"name": TOOL_NAME, "description": TOOL_DESCRIPTION, "input_schema": dict(schema)}
+    return {
+        "name": TOOL_NAME,
+        "description": TOOL_DESCRIPTION,
+        "input_schema": dict(strict),
+        "strict": True,
+    }
 
 
-def _request_body(
-    model: str, effort: str, prompt: str, history: Sequence[dict[str, Any]], tool: dict[str, object]
+def _request_body(  # noqa: PLR0917 - one call site, each argument a different thing
+    model: str,
+    effort: str,
+    prompt: str,
+    history: Sequence[dict[str, Any]],
+    tool: dict[str, object],
+    resumed: Sequence[dict[str, Any]] = (),
 ) -> dict[str, object]:
     messages: list[dict[str, Any]] = [
+        *(json.loads(json.dumps(m)) for m in resumed),
         {"role": "user", "content": [{"type": "text", "text": prompt}]},
         *(json.loads(json.dumps(m)) for m in history),
     ]
@@ -188,6 +147,9 @@ class _Answer:
     blocks: list[dict[str, Any]] = field(default_factory=list)
     stop_reason: str | None = None
     midstream_error: bool = False
+    #: The connection closed before ``message_stop``: the CLI retries the request whole.
+    truncated: bool = False
+    message_id: str = "msg_0"
 
 
 def _sse_events(lines: Iterator[str]) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -209,12 +171,17 @@ def _read_answer(response: httpx.Response) -> _Answer:
     answer = _Answer()
     partial: dict[int, str] = {}
     open_blocks: dict[int, dict[str, Any]] = {}
+    stopped = False
     try:
         for kind, event in _sse_events(response.iter_lines()):
             if kind == "error" or event.get("type") == "error":
                 answer.midstream_error = True
-                break
-            if kind == "content_block_start":
+                return answer
+            if kind == "message_start":
+                answer.message_id = str(event.get("message", {}).get("id", answer.message_id))
+            elif kind == "message_stop":
+                stopped = True
+            elif kind == "content_block_start":
                 open_blocks[event["index"]] = dict(event["content_block"])
                 partial[event["index"]] = ""
             elif kind == "content_block_delta":
@@ -231,8 +198,9 @@ def _read_answer(response: httpx.Response) -> _Answer:
                 answer.blocks.append(block)
             elif kind == "message_delta":
                 answer.stop_reason = event["delta"].get("stop_reason")
-    except httpx.TransportError:
-        answer.midstream_error = True
+    except (httpx.TransportError, ValueError, KeyError):
+        pass
+    answer.truncated = not stopped
     return answer
 
 
@@ -248,35 +216,57 @@ def _error_of(response: httpx.Response) -> tuple[str, str]:
 # -- the loop ------------------------------------------------------------------------------
 
 
+@dataclass
+class _Settings:
+    """What the run was given beyond the prompt and schema."""
+
+    env: Mapping[str, str]
+    fallback: str | None = None
+    refusal_fallback: str | None = None
+    gates: Mapping[str, bool] = field(default_factory=dict)
+    resumed_calls: int = 0
+
+
 class _Loop:
     def __init__(
-        self, client: httpx.Client, base_url: str, renderer: ClaudeRenderer, env: Mapping[str, str]
+        self, client: httpx.Client, base_url: str, renderer: ClaudeRenderer, settings: _Settings
     ) -> None:
         self.client = client
         self.url = base_url.rstrip("/") + MESSAGES_PATH
         self.renderer = renderer
-        self.env = env
+        self.settings = settings
+        #: A resumed session's earlier turns, sent before this turn's prompt.
+        self.resumed = _resumed(settings.resumed_calls)
         self.history: list[dict[str, Any]] = []
+        #: The deployment said it has no structured outputs: strict is stripped from now on.
+        self.foundry_gap = False
 
     def event(self, name: str, arg: object = None) -> None:
         self.renderer.event(name, arg)
 
     def attempts_allowed(self) -> int:
-        raw = self.env.get("MAX_STRUCTURED_OUTPUT_RETRIES", "")
+        raw = self.settings.env.get("MAX_STRUCTURED_OUTPUT_RETRIES", "")
         try:
             value = int(raw)
         except ValueError:
             return DEFAULT_ATTEMPTS
         return value if value > 0 else DEFAULT_ATTEMPTS
 
-    def run(self, prompt: str, schema: dict[str, Any], model: str, fallback: str | None) -> None:
-        tool = tool_definition(schema)
-        effort, failures, overloads, foundry = "medium", 0, 0, 0
-        attempts, reminded = 0, False
+    def tool(self, schema: dict[str, Any]) -> dict[str, object]:
+        if not self.settings.gates.get(STRICT_GATE, False) or self.foundry_gap:
+            return tool_definition(schema)
+        derived = _strict.derive(schema)  # a failure falls back silently (LOOP-09)
+        return tool_definition(schema, derived.schema)
+
+    def run(self, prompt: str, schema: dict[str, Any], model: str) -> None:
+        fallback = self.settings.fallback
+        effort, failures, overloads, foundry, cuts = "medium", 0, 0, 0, 0
+        retracted, reminded = 0, False
         allowed = self.attempts_allowed()
         self.event("init")
         while True:
-            body = _request_body(model, effort, prompt, self.history, tool)
+            tool = self.tool(schema)
+            body = _request_body(model, effort, prompt, self.history, tool, self.resumed)
             with self.client.stream("POST", self.url, json=body, headers=_HEADERS) as response:
                 if response.status_code >= 400:
                     response.read()
@@ -288,12 +278,17 @@ class _Loop:
                             self.event("model_fallback", {"from": model, "to": fallback})
                             model, effort, overloads, failures = fallback, "high", 0, 0
                             continue
-                    if FOUNDRY_WORDING in message and foundry < FOUNDRY_REQUESTS - 1:
-                        foundry += 1  # the capability is remembered and the request retried
-                        continue
-                    if _retryable(status) and failures < MAX_API_RETRIES:
+                    if FOUNDRY_WORDING in message:
+                        if tool.get("strict") is True:
+                            self.foundry_gap = True  # remembered; the retry goes without strict
+                            continue
+                        if foundry < FOUNDRY_REQUESTS - 1:
+                            foundry += 1
+                            continue
+                    if _retryable(status) and failures < MAX_API_RETRIES - cuts:
                         failures += 1
-                        self.event("api_retry", {"attempt": failures, "status": status})
+                        retry = {"attempt": failures, "status": status}
+                        self.event("api_retry", {**retry, "max_retries": MAX_API_RETRIES - cuts})
                         continue
                     self.event(
                         "api_error_message",
@@ -305,16 +300,29 @@ class _Loop:
                     )
                     return
                 answer = _read_answer(response)
+            if answer.truncated and not answer.midstream_error and cuts < MAX_API_RETRIES:
+                cuts += 1  # the partial message never enters the conversation
+                self.event("api_retry", {"attempt": cuts, "status": None})
+                continue
             failures = overloads = 0
+            mark = len(self.history)
             outcome = self.answered(answer, schema)
+            if answer.stop_reason == "refusal":
+                target = self.settings.refusal_fallback
+                if target is None or target == model:
+                    self.event("refusal", {"message_id": answer.message_id, "model": model})
+                    self.event("result", {"refused": True})
+                    return
+                retracted += self.retract(mark, model, target)
+                model = target
+                continue
             if outcome == "accepted":
                 if answer.midstream_error:
                     self.event("api_error_message")
                 self.event("result", {})
                 return
             if outcome == "rejected":
-                attempts += 1
-                if attempts >= allowed:
+                if self.attempts() + retracted >= allowed:
                     self.event("result", {"subtype": "error_max_structured_output_retries"})
                     return
                 continue
@@ -326,6 +334,20 @@ class _Loop:
             self.history.append(
                 {"role": "user", "content": [{"type": "text", "text": data.ENFORCE_REMINDER}]}
             )
+
+    def attempts(self) -> int:
+        """StructuredOutput calls of this turn: the resumed history's do not count (LOOP-12)."""
+        return _calls(self.history)
+
+    def retract(self, mark: int, model: str, target: str) -> int:
+        """
+        Tombstone the refused answer: its messages leave the conversation, its
+        StructuredOutput calls still count as attempts, its object is withdrawn.
+        """
+        gone = self.history[mark:]
+        del self.history[mark:]
+        self.event("refusal_fallback", {"from": model, "to": target})
+        return _calls(gone)
 
     def answered(self, answer: _Answer, schema: dict[str, Any]) -> str:
         """Print the answer's blocks and run its tool calls: accepted, rejected or prose."""
@@ -379,6 +401,28 @@ class _Loop:
 _HEADERS = {"anthropic-version": "2023-06-01", "x-api-key": "reference-model"}
 
 
+def _calls(messages: Sequence[dict[str, Any]]) -> int:
+    return sum(
+        1
+        for message in messages
+        if message["role"] == "assistant"
+        for block in message["content"]
+        if block.get("type") == "tool_use" and block.get("name") == TOOL_NAME
+    )
+
+
+def _resumed(calls: int) -> list[dict[str, Any]]:
+    """A resumed session's history: ``calls`` earlier StructuredOutput calls and their results."""
+    history: list[dict[str, Any]] = []
+    for number in range(calls):
+        tool_id = f"toolu_resumed_{number}"
+        call = {"type": "tool_use", "id": tool_id, "name": TOOL_NAME, "input": {}}
+        history.append({"role": "assistant", "content": [call]})
+        result = {"type": "tool_result", "tool_use_id": tool_id, "content": data.TOOL_ACCEPTED}
+        history.append({"role": "user", "content": [result]})
+    return history
+
+
 def _retryable(status: int) -> bool:
     return status in (408, 409, 429) or status >= 500
 
@@ -394,6 +438,9 @@ def run_claude(
     env: Mapping[str, str] | None = None,
     base_url: str = ANTHROPIC_BASE_URL,
     seed: str = "reference",
+    gates: Mapping[str, bool] | None = None,
+    refusal_fallback_model: str | None = None,
+    resumed_calls: int = 0,
 ) -> ClaudeRun:
     """
     One ``claude -p`` run against the model API behind ``client``.
@@ -424,8 +471,11 @@ def run_claude(
         json_shape=None,
     )
     renderer = ClaudeRenderer(ctx)
-    loop = _Loop(client, base_url, renderer, env)
-    loop.run(prompt, json.loads(schema), renderer.model, fallback_model)
+    settings = _Settings(
+        env, fallback_model, refusal_fallback_model, dict(gates or {}), resumed_calls
+    )
+    loop = _Loop(client, base_url, renderer, settings)
+    loop.run(prompt, cast("dict[str, Any]", parse_quietly(schema)), renderer.model)
     return ClaudeRun(renderer.finish(), _stream(out, "stdout"), _stream(out, "stderr").decode())
 
 

@@ -35,13 +35,20 @@ from harness._model_api import (
     show_value,
 )
 from harness._model_run import model_script, run_case, run_reference
+from harness._protocol import Skipped
 from harness._scenario import Json, Scenario
 from harness._targets import AgentBinary, Target
 from providers_fake.api import Script as ModelScript
 from providers_fake.api import ScriptError
 
-_SCHEMA_SOURCES = ("schema", "schema_text")
-_CLAUDE_ONLY = ("output_format", "fallback_model")
+_SCHEMA_SOURCES = ("schema", "schema_text", "schema_generated")
+_CLAUDE_ONLY = (
+    "output_format",
+    "fallback_model",
+    "gates",
+    "refusal_fallback_model",
+    "resumed_calls",
+)
 
 
 class ModelApi:
@@ -63,9 +70,9 @@ class ModelApi:
         request = doc["request"]
         given = [key for key in _SCHEMA_SOURCES if key in request]
         if not given:
-            report(("request", "schema"), "give the schema (schema or schema_text)")
+            report(("request", "schema"), f"give the schema ({' or '.join(_SCHEMA_SOURCES)})")
         elif len(given) > 1:
-            report(("request", given[1]), "give one schema source, not schema and schema_text")
+            report(("request", given[1]), f"give one schema source, not {' and '.join(given)}")
         if request.get("cli") == "codex":
             for key in _CLAUDE_ONLY:
                 if key in request:
@@ -103,7 +110,11 @@ class ModelApi:
     def observe(self, scenario: Scenario, target: Target) -> ModelApiOutcome:
         request = cast(ModelApiRequest, scenario.request)
         if isinstance(target, AgentBinary):
-            # A target that names real binaries runs them against a loopback fake.
+            # A target that names real binaries runs them against a loopback fake,
+            # unless the case needs what no fake can give a binary offline.
+            beyond = request.beyond_offline()
+            if beyond is not None:
+                raise Skipped(beyond)
             return run_case(request, model_script(scenario), target.binary(request.cli))
         # The reference targets answer with the reference models of the CLIs.
         return run_reference(request, model_script(scenario), scenario.id)
@@ -124,10 +135,16 @@ class ModelApi:
     def show(self, scenario: Scenario) -> list[str]:
         request = cast(ModelApiRequest, scenario.request)
         lines = [f"request: {request.cli}, prompt {request.prompt!r}"]
-        lines.append(f"  schema argument: {request.schema}")
+        shown = request.schema if len(request.schema) <= 400 else request.schema[:400] + "..."
+        lines.append(f"  schema argument ({len(request.schema)} characters): {shown}")
         if request.cli == "claude":
             lines.append(f"  output format: {request.output_format}")
         lines += [f"  env {key}={value}" for key, value in request.env]
+        lines += [f"  gate {name}: {value}" for name, value in request.gates]
+        if request.refusal_fallback_model:
+            lines.append(f"  refusal fallback model: {request.refusal_fallback_model}")
+        if request.resumed_calls:
+            lines.append(f"  resumed session with {request.resumed_calls} StructuredOutput call(s)")
         if request.fallback_model:
             lines.append(f"  fallback model: {request.fallback_model}")
         lines.append("model script (one step per request):")

@@ -24,7 +24,7 @@ from providers_fake import _claude_data as data
 from providers_fake import _schemaflag
 from providers_fake._argv import FLAG, FORMATS, OPTIONAL, VALUE, VARIADIC
 from providers_fake._base import Cli, Context, Renderer, dict_arg, int_field, str_field, text_arg
-from providers_fake._claude_result import ResultState, build_result, text_mode_line
+from providers_fake._claude_result import ResultState, build_result, refusal_notice, text_mode_line
 from providers_fake._streamin import first_user_message, is_stream_input
 from providers_fake._types import ScriptError
 
@@ -187,6 +187,44 @@ class ClaudeRenderer(Renderer):
                 }
             )
         )
+        self.model = fallback
+
+    def _on_refusal(self, arg: object) -> None:
+        """The model stopped with ``refusal`` and no fallback is armed: the run ends in error."""
+        fields = dict_arg("refusal", arg)
+        message_id = str_field("refusal", fields, "message_id", f"msg_{max(self.requests - 1, 0)}")
+        model = str_field("refusal", fields, "model", self.model)
+        self._close_message()
+        self.emit(refusal_notice(model, self.ids.uuid4(), self.ids.uuid4(), self.session_id))
+        text = data.refusal_text(model, message_id)
+        record = self.synthetic_record(text, "invalid_request")
+        message = record["message"]
+        assert isinstance(message, dict)
+        message["stop_reason"] = "refusal"
+        record["refused_message_id"] = message_id
+        self.emit(record)
+        self.state.last_text, self.state.synthetic = text, True
+        self.state.refused, self.state.accepted = True, None
+
+    def _on_refusal_fallback(self, arg: object) -> None:
+        """A refusal retried on the armed fallback model: the refused answer is retracted."""
+        fields = dict_arg("refusal_fallback", arg)
+        original = str_field("refusal_fallback", fields, "from", self.model)
+        fallback = str_field("refusal_fallback", fields, "to", self.fallback_model)
+        self._close_message()
+        self.emit(
+            {
+                "type": "system",
+                "subtype": "model_refusal_fallback",
+                "uuid": self.ids.uuid4(),
+                "direction": "retry",
+                "original_model": original,
+                "fallback_model": fallback,
+                "content": f"Retried with {data.display_name(fallback)}",
+                "session_id": self.session_id,
+            }
+        )
+        self.state.accepted = None  # the retracted object must not reach the result
         self.model = fallback
 
     def _on_api_error_message(self, arg: object) -> None:

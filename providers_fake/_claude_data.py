@@ -110,3 +110,16 @@ def message_cost(model: str) -> float:
 
 def max_output_tokens(model: str) -> int:
     return 128000 if "opus" in model else 64000
+
+
+def refusal_text(model: str, message_id: str) -> str:
+    """The synthetic message (and result) of a refusal with no fallback model."""
+    name = display_name(model)
+    return (
+        f"API Error: {name}'s safeguards flagged this message "
+        "(https://www.anthropic.com/legal/aup). This sometimes happens with safe, normal "
+        f"conversations. Claude Code can't respond to this message with {name}.\n\n"
+        "Try rephrasing the request in a new session or change your model.\n\n"
+        "Learn more: https://support.claude.com/en/articles/8106465\n\n"
+        f"Message ID: {message_id}"
+    )

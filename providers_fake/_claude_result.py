@@ -37,17 +37,18 @@ class ResultState:
         self.synthetic = False
         self.rejections = 0
         self.last_rejection: str | None = None
+        self.refused = False  # the model stopped with "refusal" and no fallback took over
 
     @property
     def num_turns(self) -> int:
         return 1 + self.user_lines
 
 
-def outcome(fields: dict[str, object]) -> tuple[str, bool]:
+def outcome(fields: dict[str, object], refused: bool = False) -> tuple[str, bool]:
     subtype = fields.get("subtype", "success")
     if not isinstance(subtype, str):
         raise ScriptError("event 'result': 'subtype' must be a string")
-    is_error = fields.get("is_error", subtype != "success")
+    is_error = fields.get("is_error", subtype != "success" or refused)
     if not isinstance(is_error, bool):
         raise ScriptError("event 'result': 'is_error' must be a boolean")
     return subtype, is_error
@@ -110,6 +111,8 @@ _ERRORS: dict[str, Callable[[ResultState, Mapping[str, str], str | None], str]] 
 def stop_reason(state: ResultState, fields: dict[str, object]) -> object:
     if "stop_reason" in fields:
         return fields["stop_reason"]
+    if state.refused:
+        return "refusal"
     if state.last_block is not None:
         return "tool_use" if state.last_block == "tool_use" else "end_turn"
     return "stop_sequence" if state.synthetic else "end_turn"
@@ -174,7 +177,7 @@ def build_result(
     env: Mapping[str, str],
     max_turns: str | None,
 ) -> dict[str, object]:
-    subtype, is_error = outcome(fields)
+    subtype, is_error = outcome(fields, state.refused)
     failed = subtype != "success"
     counted = len(state.messages) - (1 if failed and state.messages else 0)
     model_usage, total_cost = _model_usage(state.messages)
@@ -191,11 +194,13 @@ def build_result(
         "usage": _usage(counted),
         "modelUsage": model_usage,
         "permission_denials": [],
-        "terminal_reason": fields.get("terminal_reason", _terminal_reason(subtype, is_error)),
+        "terminal_reason": fields.get(
+            "terminal_reason", "completed" if state.refused else _terminal_reason(subtype, is_error)
+        ),
         "fast_mode_state": "off",
         "fast_mode_disabled_reason": "sdk_opt_in_required",
         "subagent_stats": _copy(data.SUBAGENT_STATS),
-        "safety_stops": 0,
+        "safety_stops": 1 if state.refused else 0,
     }
     record: dict[str, object]
     if failed:
@@ -213,7 +218,7 @@ def build_result(
         value = structured(state, fields)
         if value is not None:
             record["structured_output"] = value[0]
-    timed = not failed and bool(state.messages)
+    timed = not failed and bool(state.messages) and not state.refused
     if timed:
         record["ttft_ms"] = ttft_ms
     record.update(type="result", duration_ms=duration_ms, uuid=ids.uuid4())
@@ -260,3 +265,19 @@ def _copy(value: object) -> object:
     if isinstance(value, list):
         return [_copy(item) for item in value]
     return value
+
+
+def refusal_notice(model: str, uuid: str, refused_uuid: str, session_id: str) -> dict[str, object]:
+    """The system line before the synthetic message when a refusal has no fallback."""
+    return {
+        "type": "system",
+        "subtype": "model_refusal_no_fallback",
+        "uuid": uuid,
+        "original_model": model,
+        "request_id": None,
+        "api_refusal_category": None,
+        "api_refusal_explanation": None,
+        "refused_user_message_uuid": refused_uuid,
+        "content": "",
+        "session_id": session_id,
+    }

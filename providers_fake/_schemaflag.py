@@ -7,11 +7,24 @@ checked against the draft-07 meta-schema by Ajv, whose errors are joined
 with ``", "``.  Both are approximated here for the common mistakes (a bare
 word, truncated input, a misspelt ``type``, a keyword of the wrong kind) so
 that adaptors see the same first line of stderr as with the real program.
+
+Before the meta-schema, the CLI bounds the document (SCH-10): more than
+100,000 JSON values or nesting deeper than 10,000 is "schema too large", and
+a truthy ``$async`` is refused, as Ajv would compile an async validator.
 """
 
 from __future__ import annotations
 
 import json
+import sys
+from contextlib import contextmanager
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+#: Claude Code's pre-compilation budget: JSON values visited, and nesting depth.
+MAX_NODES, MAX_DEPTH = 100_000, 10_000
 
 _TYPES = ("array", "boolean", "integer", "null", "number", "object", "string")
 # Keywords whose value is itself a schema, a list of schemas, or a map of schemas.
@@ -26,14 +39,21 @@ _NUMBER_KEYS = ("exclusiveMaximum", "exclusiveMinimum", "maximum", "minimum", "m
 def check(text: str) -> tuple[object, str | None]:
     """The parsed schema and the stderr line the real CLI prints (None if it is accepted)."""
     try:
-        value = json.loads(text, parse_constant=_reject_constant)
+        with _deep_enough():
+            value = json.loads(text, parse_constant=_reject_constant)
     except ValueError as error:
         reason = _jsc(text, error)
         return None, f"Error: --json-schema is not valid JSON: JSON Parse error: {reason}\n"
     if not isinstance(value, dict):
         return value, "Error: --json-schema must be a JSON object\n"
+    if too_large(value):
+        return value, "Error: --json-schema is not a valid JSON Schema: schema too large\n"
+    if _truthy(value.get("$async")):
+        message = "$async schemas are not supported"
+        return value, f"Error: --json-schema is not a valid JSON Schema: {message}\n"
     problems: list[str] = []
-    _meta(value, "data", problems)
+    with _deep_enough():
+        _meta(value, "data", problems)
     if problems:
         return value, f"Error: --json-schema is not a valid JSON Schema: {', '.join(problems)}\n"
     return value, None
@@ -42,9 +62,42 @@ def check(text: str) -> tuple[object, str | None]:
 def parse_quietly(text: str) -> object:
     """The schema for the launch record: the JSON value, or None if it is not JSON."""
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        with _deep_enough():
+            return json.loads(text, parse_constant=_reject_constant)
     except ValueError:
         return None
+
+
+def too_large(value: object) -> bool:
+    """More than `MAX_NODES` values, or a value nested deeper than `MAX_DEPTH`."""
+    budget = MAX_NODES
+    pending: list[tuple[object, int]] = [(value, 0)]
+    while pending:
+        node, depth = pending.pop()
+        budget -= 1
+        if budget < 0 or depth > MAX_DEPTH:
+            return True
+        if isinstance(node, dict):
+            pending.extend((child, depth + 1) for child in node.values())
+        elif isinstance(node, list):
+            pending.extend((child, depth + 1) for child in node)
+    return False
+
+
+def _truthy(value: object) -> bool:
+    # JavaScript's Boolean(): only false, 0, "", null (and absent) are false.
+    return value is not None and value is not False and value not in {0, ""}
+
+
+@contextmanager
+def _deep_enough() -> Iterator[None]:
+    # Python's parser recurses once per level; the CLI's budget allows 10,000 levels.
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, 3 * MAX_DEPTH))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)
 
 
 def _reject_constant(name: str) -> object:

@@ -10,14 +10,14 @@ import pytest
 from harness import _loader, _targets
 from harness._cli import main
 from harness._execute import execute
-from harness._scenario import Seam
 from harness._model_api import (
     ModelApiOutcome,
     SeenRequest,
-    expectation_of,
     compare,
+    expectation_of,
     final_result,
 )
+from harness._scenario import Seam
 from providers_fake.api import realcli
 from tests.lintcheck import assert_one_clear_line
 

@@ -20,11 +20,12 @@ import pytest
 import respx
 
 from harness import _loader
-from harness._ref_claude import check_output, run_claude, validation_errors
-from harness._ref_codex import run_codex
-from harness._scenario import Scenario
+from harness._ajv import check_output, validation_errors
 from harness._model_api import CODEX_MODEL, ModelApiRequest
 from harness._model_run import model_script
+from harness._ref_claude import run_claude
+from harness._ref_codex import run_codex
+from harness._scenario import Scenario
 from providers_fake.api import ScriptedModelAPI, install_respx
 from providers_fake.api._respx import OPENAI_BASE_URL
 from tests.capture_compare import compare_to_capture
