@@ -72,7 +72,8 @@ class ModelApiRequest:
         if self.resumed_calls:
             return (
                 "needs a session transcript holding earlier StructuredOutput calls to --resume; "
-                "every real-CLI case starts in a fresh HOME with no session to resume"
+                "the harness starts every real-CLI case in a fresh HOME, so there is none "
+                "(a two-run resume case is not built yet)"
             )
         if len(self.schema.encode()) > ARG_MAX_STRLEN:
             return (
