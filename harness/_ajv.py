@@ -10,6 +10,8 @@ order (LOOP-02, LOOP-07).
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 import jsonschema
@@ -66,6 +68,52 @@ def _instance_path(error: jsonschema.ValidationError) -> str:
     return "/" + "/".join(parts) if parts else "root"
 
 
+#: How much of a property name, and of an allowed value's JSON, the CLI quotes.
+NAME_LIMIT, VALUE_LIMIT = 80, 300
+
+
+def _js_json(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _cut(text: str, limit: int) -> str:
+    return text[:limit] + "\u2026" if len(text) > limit else text
+
+
+def _rendered(error: jsonschema.ValidationError) -> list[str]:
+    """
+    ``PATH: MESSAGE`` as the CLI words it: Ajv's message plus the detail the CLI
+    adds (the extra property's name, the length it got, the allowed values).
+    Ajv reports each extra property on its own, where jsonschema groups them.
+    """
+    head = f"{_instance_path(error)}: {_ajv_message(error)}"
+    keyword, instance = error.validator, error.instance
+    if keyword == "additionalProperties" and isinstance(instance, dict):
+        extras = _extra_properties(error.schema, instance)
+        return [f"{head} ('{_cut(name, NAME_LIMIT)}' is not allowed)" for name in extras] or [head]
+    if keyword in {"minLength", "maxLength"} and isinstance(instance, str):
+        return [f"{head} (got {len(instance)})"]
+    if keyword in {"minItems", "maxItems"} and isinstance(instance, list):
+        return [f"{head} (got {len(instance)})"]
+    if keyword in {"minProperties", "maxProperties"} and isinstance(instance, dict):
+        return [f"{head} (got {len(instance)})"]
+    if keyword in {"enum", "const"}:
+        return [f"{head}: {_cut(_js_json(error.validator_value), VALUE_LIMIT)}"]
+    return [head]
+
+
+def _extra_properties(schema: object, instance: dict[str, Any]) -> list[str]:
+    if not isinstance(schema, dict):
+        return []
+    declared = schema.get("properties", {})
+    patterns = schema.get("patternProperties", {})
+    return [
+        name
+        for name in instance
+        if name not in declared and not any(re.search(p, name) for p in patterns)
+    ]
+
+
 def validation_errors(schema: Mapping[str, Any], value: Any) -> list[str]:
     """Every error, as ``PATH: MESSAGE``, in Ajv's order; ``format`` is not enforced."""
     validator_class = jsonschema.validators.validator_for(schema, jsonschema.Draft7Validator)
@@ -73,7 +121,7 @@ def validation_errors(schema: Mapping[str, Any], value: Any) -> list[str]:
     errors.sort(
         key=lambda e: _RANK.get(str(e.relative_schema_path[0]), 4) if e.relative_schema_path else 4
     )
-    return [f"{_instance_path(e)}: {_ajv_message(e)}" for e in errors]
+    return [line for error in errors for line in _rendered(error)]
 
 
 def check_output(schema: Mapping[str, Any], value: object) -> str | None:

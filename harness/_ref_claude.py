@@ -245,12 +245,13 @@ class _Loop:
         self.renderer.event(name, arg)
 
     def attempts_allowed(self) -> int:
-        raw = self.settings.env.get("MAX_STRUCTURED_OUTPUT_RETRIES", "")
+        # Any integer is taken as it is, zero and below too (the first failure then
+        # ends the run); anything else leaves the default.
+        raw = self.settings.env.get("MAX_STRUCTURED_OUTPUT_RETRIES", "").strip()
         try:
-            value = int(raw)
+            return int(raw)
         except ValueError:
             return DEFAULT_ATTEMPTS
-        return value if value > 0 else DEFAULT_ATTEMPTS
 
     def tool(self, schema: dict[str, Any]) -> dict[str, object]:
         if not self.settings.gates.get(STRICT_GATE, False) or self.foundry_gap:

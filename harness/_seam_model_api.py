@@ -62,7 +62,9 @@ class ModelApi:
         own = case.get("request")
         if isinstance(own, dict) and any(k in own for k in _SCHEMA_SOURCES):
             for key in _SCHEMA_SOURCES:
-                if key not in own:
+                if key in own:
+                    merged["request"][key] = own[key]  # a schema is replaced, never merged
+                else:
                     merged["request"].pop(key, None)
         return merged
 

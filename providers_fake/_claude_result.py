@@ -90,7 +90,10 @@ def errors(
 
 
 def _retries_exhausted(state: ResultState, env: Mapping[str, str], max_turns: str | None) -> str:
-    attempts = state.rejections or env.get("MAX_STRUCTURED_OUTPUT_RETRIES", "5")
+    # The CLI names its limit (an integer override, zero included), not the calls it saw.
+    override = env.get("MAX_STRUCTURED_OUTPUT_RETRIES", "").strip()
+    limit = override if override.lstrip("-").isdigit() else None
+    attempts = limit or state.rejections or 5
     message = f"Failed to provide valid structured output after {attempts} attempts"
     if state.last_rejection:
         message += f" — last StructuredOutput error: {state.last_rejection}"
