@@ -57,8 +57,9 @@ class ModelApiRequest:
 
     def beyond_offline(self) -> str | None:
         """Why a real binary offline cannot be put in this case's situation, if it cannot."""
-        if self.gates:
-            names = ", ".join(name for name, _ in self.gates)
+        on = [name for name, value in self.gates if value]  # offline, every gate is off
+        if on:
+            names = ", ".join(on)
             return (
                 f"needs Claude Code's remote feature gate(s) {names}: the published binary reads "
                 "gates from its flag service only (CLAUDE_INTERNAL_FC_OVERRIDES and flags cached "
@@ -121,6 +122,7 @@ class ModelApiExpectation:
     models: tuple[str, ...] | None = None
     input_schema: Json | None = None
     strict: bool | None = None
+    strict_each: tuple[bool, ...] | None = None
     text_format: Json | None = None
     messages_after_prompt_contain: tuple[str, ...] = ()
     no_unexpected_requests: bool = False
@@ -348,6 +350,10 @@ def _compare_requests(expect: ModelApiExpectation, actual: ModelApiOutcome, diff
         flags = [bool(r.strict) for r in answered]
         if any(flag != expect.strict for flag in flags):
             differ("strict", expect.strict, flags)
+    if expect.strict_each is not None:
+        each = tuple(bool(r.strict) for r in answered)
+        if each != expect.strict_each:
+            differ("strict_each", list(expect.strict_each), list(each))
     if expect.text_format is not None:
         wrong = [r.text_format for r in answered if r.text_format != expect.text_format.value]
         if wrong:
@@ -398,6 +404,7 @@ def expectation_of(raw: dict[str, Any]) -> ModelApiExpectation:
         models=tuple(raw["models"]) if "models" in raw else None,
         input_schema=json_of("input_schema"),
         strict=raw.get("strict"),
+        strict_each=tuple(raw["strict_each"]) if "strict_each" in raw else None,
         text_format=json_of("text_format"),
         messages_after_prompt_contain=tuple(raw.get("messages_after_prompt_contain", ())),
         no_unexpected_requests=raw.get("no_unexpected_requests", False),
@@ -429,6 +436,9 @@ def describe(expect: ModelApiExpectation) -> list[str]:
         out.append(f"the StructuredOutput tool's input_schema is `{expect.input_schema.text}`")
     if expect.strict is not None:
         out.append(f"the StructuredOutput tool is {'' if expect.strict else 'not '}strict")
+    if expect.strict_each is not None:
+        flags = ", ".join("strict" if f else "not strict" for f in expect.strict_each)
+        out.append(f"request by request the tool is: {flags}")
     if expect.text_format is not None:
         out.append(f"text.format is `{expect.text_format.text}`")
     out += [f"the conversation carries `{t}`" for t in expect.messages_after_prompt_contain]

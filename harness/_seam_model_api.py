@@ -41,6 +41,7 @@ from harness._targets import AgentBinary, Target
 from providers_fake.api import Script as ModelScript
 from providers_fake.api import ScriptError
 
+_CLAUDE_FIELDS = ("subtype", "is_error", "terminal_reason", "input_schema", "strict", "strict_each")
 _SCHEMA_SOURCES = ("schema", "schema_text", "schema_generated")
 _CLAUDE_ONLY = (
     "output_format",
@@ -92,7 +93,7 @@ class ModelApi:
             if models is not None and count is not None and len(models) != count:
                 report((*where, "models"), "names a model for a different number of requests")
             if request.get("cli") == "codex":
-                for key in ("subtype", "is_error", "terminal_reason", "input_schema", "strict"):
+                for key in _CLAUDE_FIELDS:
                     if key in expect:
                         report((*where, key), f"{key} is claude's; codex prints no such field")
             elif "text_format" in expect:
