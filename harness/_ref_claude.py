@@ -262,7 +262,7 @@ class _Loop:
     def run(self, prompt: str, schema: dict[str, Any], model: str) -> None:
         fallback = self.settings.fallback
         effort, failures, overloads, foundry, cuts = "medium", 0, 0, 0, 0
-        retracted, reminded = 0, False
+        retracted, reminded, continued = 0, False, False
         allowed = self.attempts_allowed()
         self.event("init")
         while True:
@@ -310,6 +310,11 @@ class _Loop:
             outcome = self.answered(answer, schema)
             if answer.stop_reason == "refusal":
                 target = self.settings.refusal_fallback
+                if not continued and outcome != "accepted" and target is None:
+                    continued = True  # once per turn, with a note to the model
+                    self.event("refusal_continue", {"message_id": answer.message_id})
+                    self.note(data.REFUSAL_NOTICE)
+                    continue
                 if target is None or target == model:
                     self.event("refusal", {"message_id": answer.message_id, "model": model})
                     self.event("result", {"refused": True})
@@ -328,13 +333,24 @@ class _Loop:
                     return
                 continue
             if reminded:
-                self.event("result", {})
+                if retracted:  # the only objects of the turn were retracted (LOOP-13)
+                    self.event("result", {"subtype": "error_max_structured_output_retries"})
+                else:
+                    self.event("result", {})
                 return
             reminded = True
             self.event("enforce_reminder")
             self.history.append(
                 {"role": "user", "content": [{"type": "text", "text": data.ENFORCE_REMINDER}]}
             )
+
+    def note(self, text: str) -> None:
+        """A meta text for the model, joined to the last user message when there is one."""
+        block = {"type": "text", "text": text}
+        if self.history and self.history[-1]["role"] == "user":
+            self.history[-1]["content"].append(block)
+        else:
+            self.history.append({"role": "user", "content": [block]})
 
     def attempts(self) -> int:
         """StructuredOutput calls of this turn: the resumed history's do not count (LOOP-12)."""

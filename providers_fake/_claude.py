@@ -204,7 +204,31 @@ class ClaudeRenderer(Renderer):
         record["refused_message_id"] = message_id
         self.emit(record)
         self.state.last_text, self.state.synthetic = text, True
-        self.state.refused, self.state.accepted = True, None
+        delivered = self.state.accepted is not None
+        self.state.refused = "completed" if delivered else "api_error"
+        self.state.accepted = None
+
+    def _on_refusal_continue(self, arg: object) -> None:
+        """A refusal stop the CLI continues from once, telling the model why."""
+        fields = dict_arg("refusal_continue", arg)
+        message_id = str_field("refusal_continue", fields, "message_id", "msg_0")
+        self._close_message()
+        name = data.display_name(self.model)
+        notice = f"{name}'s safeguards stopped the response above \u00b7 continuing once with that noted"
+        self.emit(
+            {
+                "type": "system",
+                "subtype": "informational",
+                "content": notice,
+                "level": "notice",
+                "uuid": self.ids.uuid4(),
+                "session_id": self.session_id,
+            }
+        )
+        record = self.reminder_record(data.REFUSAL_NOTICE)
+        record["refused_message_id"] = message_id
+        self.emit(record)
+        self.state.user_lines += 1
 
     def _on_refusal_fallback(self, arg: object) -> None:
         """A refusal retried on the armed fallback model: the refused answer is retracted."""

@@ -123,3 +123,11 @@ def refusal_text(model: str, message_id: str) -> str:
         "Learn more: https://support.claude.com/en/articles/8106465\n\n"
         f"Message ID: {message_id}"
     )
+
+
+#: The meta user message after a refusal stop the CLI continues from (once per turn).
+REFUSAL_NOTICE = (
+    "Your response above was stopped by a safety classifier \u2014 this is not a tool or API "
+    "error. The rest of it was withheld, and tool calls in it that had not finished did not "
+    "run. Do not produce that content again, even reworded."
+)

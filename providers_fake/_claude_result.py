@@ -37,7 +37,9 @@ class ResultState:
         self.synthetic = False
         self.rejections = 0
         self.last_rejection: str | None = None
-        self.refused = False  # the model stopped with "refusal" and no fallback took over
+        #: The model stopped with "refusal" and no fallback took over: the terminal reason
+        #: ("completed" when the refused message had delivered its object, else "api_error").
+        self.refused: str | None = None
 
     @property
     def num_turns(self) -> int:
@@ -114,7 +116,7 @@ _ERRORS: dict[str, Callable[[ResultState, Mapping[str, str], str | None], str]] 
 def stop_reason(state: ResultState, fields: dict[str, object]) -> object:
     if "stop_reason" in fields:
         return fields["stop_reason"]
-    if state.refused:
+    if state.refused is not None:
         return "refusal"
     if state.last_block is not None:
         return "tool_use" if state.last_block == "tool_use" else "end_turn"
@@ -180,7 +182,7 @@ def build_result(
     env: Mapping[str, str],
     max_turns: str | None,
 ) -> dict[str, object]:
-    subtype, is_error = outcome(fields, state.refused)
+    subtype, is_error = outcome(fields, state.refused is not None)
     failed = subtype != "success"
     counted = len(state.messages) - (1 if failed and state.messages else 0)
     model_usage, total_cost = _model_usage(state.messages)
@@ -198,12 +200,12 @@ def build_result(
         "modelUsage": model_usage,
         "permission_denials": [],
         "terminal_reason": fields.get(
-            "terminal_reason", "completed" if state.refused else _terminal_reason(subtype, is_error)
+            "terminal_reason", state.refused or _terminal_reason(subtype, is_error)
         ),
         "fast_mode_state": "off",
         "fast_mode_disabled_reason": "sdk_opt_in_required",
         "subagent_stats": _copy(data.SUBAGENT_STATS),
-        "safety_stops": 1 if state.refused else 0,
+        "safety_stops": 0 if state.refused is None else 1,
     }
     record: dict[str, object]
     if failed:
@@ -221,7 +223,7 @@ def build_result(
         value = structured(state, fields)
         if value is not None:
             record["structured_output"] = value[0]
-    timed = not failed and bool(state.messages) and not state.refused
+    timed = not failed and bool(state.messages) and state.refused is None
     if timed:
         record["ttft_ms"] = ttft_ms
     record.update(type="result", duration_ms=duration_ms, uuid=ids.uuid4())
