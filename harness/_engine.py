@@ -19,13 +19,15 @@ from typing import Any
 
 import pytest
 
-from harness import _baseline, _loader, _report, _seams, _targets
+from harness import _baseline, _differential, _loader, _report, _seams, _targets
 from harness._compare import Mismatch
 from harness._execute import STATUSES, CaseResult, execute
-from harness._scenario import Scenario
+from harness._scenario import Scenario, Seam
 from harness.exceptions import Problem
 
 RESULT_PROPERTY = "harness-result"
+#: The model-api differential's expectations file, in the baselines folder.
+DIFFERENTIAL_FILE = "differential.yaml"
 
 
 @dataclass(frozen=True)
@@ -106,11 +108,61 @@ class Session:
     loaded: _loader.Loaded | None = None
     results: list[CaseResult] = field(default_factory=list)
     baseline_problems: list[Problem] = field(default_factory=list)
+    expected: tuple[tuple[_differential.Entry, ...], list[Problem]] | None = None
 
     def catalogue(self) -> _loader.Loaded:
         if self.loaded is None:
             self.loaded = _loader.load(self.paths)
         return self.loaded
+
+    def kinds(self) -> dict[str, str]:
+        """Each target's name and kind (the differential pairs results by kind)."""
+        return {t.name: t.kind for t in map(_targets.shared, self.targets)}
+
+    def model_api(self) -> list[str]:
+        return [s.id for s in self.catalogue().scenarios if s.seam is Seam.MODEL_API]
+
+    def differential_expectations(self) -> tuple[tuple[_differential.Entry, ...], list[Problem]]:
+        """
+        The known disagreements, read when this run can compare anything (a
+        model-api scenario, a reference-kind and a real-kind target) and the
+        baselines folder has the file; read in every process, since under
+        pytest-xdist the controller, which judges the differential, never
+        collects the cases.
+        """
+        kinds = set(self.kinds().values())
+        comparing = bool(
+            kinds & _differential.REFERENCE_KINDS
+            and kinds & _differential.REAL_KINDS
+            and self.model_api()
+        )
+        path = None if self.baselines is None else self.baselines / DIFFERENTIAL_FILE
+        if not comparing or path is None or not path.exists():
+            return (), []
+        entries, problems = _differential.load(path, self.model_api())
+        return entries or (), problems
+
+    def differential(self) -> _differential.Differential:
+        """The results so far, reference models against the real CLIs, judged."""
+        if not self.results:
+            return _differential.Differential()
+        found = _differential.pairs(self.results, self.kinds(), self.model_api())
+        return _differential.judge(found, self.expectations()[0])
+
+    def expectations(self) -> tuple[tuple[_differential.Entry, ...], list[Problem]]:
+        if self.expected is None:
+            self.expected = self.differential_expectations()
+        return self.expected
+
+    def differential_failing(self) -> bool:
+        """
+        Whether the differential fails the run: an unexplained disagreement, a
+        stale entry, or a bad expectations file (whose own failing cases
+        ``-k`` may have deselected).
+        """
+        if not self.results:
+            return False
+        return self.differential().failing or bool(self.expectations()[1])
 
     def params(self, config: pytest.Config) -> list[Any]:
         loaded = self.catalogue()
@@ -133,6 +185,7 @@ class Session:
                             str(path), 1, 1, "target", f"names {baseline.target!r}, not {name!r}"
                         )
                     )
+        baseline_problems += self.expectations()[1]
         self.baseline_problems = baseline_problems
         params = [
             pytest.param(
@@ -173,6 +226,18 @@ class Session:
                     f"{verdicts['regression']} regressions, {verdicts['stale']} stale"
                 )
             lines.append(f"harness: {target}: {shown}")
+        found = self.differential()
+        if found.pairs:
+            lines.append(f"harness: differential: {found.summary()}")
+        lines += [
+            f"harness: differential: unexplained disagreement: {p.scenario} "
+            f"({p.reference} against {p.real}) on {', '.join(p.fields)}"
+            for p in found.unexplained
+        ]
+        lines += [
+            f"harness: differential: stale entry for {s.entry.scenario}: {s.why}"
+            for s in found.stale
+        ]
         if self.loaded is not None:
             problems = (*self.loaded.problems, *self.baseline_problems)
             lines += [f"harness: rejected {problem}" for problem in problems]
@@ -182,7 +247,9 @@ class Session:
         if self.reports is None:
             return []
         loaded = self.catalogue()
-        built = _report.Report.build(loaded.scenarios, self.results, loaded.problems, self.root)
+        built = _report.Report.build(
+            loaded.scenarios, self.results, loaded.problems, self.root, self.differential()
+        )
         return _report.write(built, self.reports)
 
 

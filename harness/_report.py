@@ -11,13 +11,14 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
 from harness import _seams
 from harness._clauses import families, registry
+from harness._differential import Differential, Pair
 from harness._execute import STATUSES, CaseResult
 from harness._scenario import Scenario
 from harness.exceptions import Problem
@@ -25,6 +26,8 @@ from harness.exceptions import Problem
 #: Bumped whenever the JSON report changes shape.  2: each case names its
 #: seam, and a case's ``outcome`` has that seam's shape (service-api cases
 #: carry the service's answers rather than the canonical adaptor outcome).
+#: Additions that leave every existing key as it was (the ``differential``
+#: section) keep the version, so readers of version 2 go on working.
 REPORT_VERSION = 2
 
 #: Clause families every one of whose clauses needs a scenario, per seam.
@@ -51,6 +54,8 @@ class Report:
     results: tuple[CaseResult, ...]
     problems: tuple[Problem, ...]
     root: Path
+    #: The model-api differential (reference models against the real CLIs).
+    differential: Differential = field(default_factory=Differential)
 
     @classmethod
     def build(
@@ -59,12 +64,14 @@ class Report:
         results: Iterable[CaseResult],
         problems: Iterable[Problem],
         root: Path,
+        differential: Differential | None = None,
     ) -> Report:
         return cls(
             tuple(sorted(scenarios, key=lambda s: s.id)),
             tuple(sorted(results, key=lambda r: (r.scenario, r.target))),
             tuple(sorted(problems, key=lambda p: (p.file, p.line, p.column))),
             root,
+            differential or Differential(),
         )
 
     @property
@@ -148,6 +155,7 @@ def to_json(report: Report) -> str:
         "problems": [str(p) for p in report.problems],
         "cases": [_case_json(r, seams.get(r.scenario)) for r in report.results],
         "coverage": report.coverage(),
+        "differential": report.differential.to_json(),
     }
     return json.dumps(document, ensure_ascii=False, sort_keys=True, indent=2) + "\n"
 
@@ -259,6 +267,87 @@ def catalogue(report: Report) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _pair_anchor(pair: Pair) -> str:
+    name = f"{pair.scenario}-{pair.reference}-{pair.real}"
+    return name.replace(":", "-").replace("/", "-").lower()
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _agreement(pair: Pair) -> str:
+    if pair.not_comparable is not None:
+        return f"not comparable ({_one_line(pair.not_comparable)})".replace("|", "\\|")
+    if pair.agreement == "agree":
+        return "agree"
+    what = "expected" if pair.explained is not None else "DISAGREE"
+    return f"[{what}](#{_pair_anchor(pair)}): {', '.join(pair.fields)}"
+
+
+def differential(report: Report) -> str:
+    """The model-api reference models side by side with the real CLIs."""
+    found = report.differential
+    lines = ["# Differential report: reference models against the real CLIs", ""]
+    if not found.pairs:
+        lines.append(
+            "No model-api scenario ran on both a reference and a real target; nothing to compare."
+        )
+        return "\n".join(lines) + "\n"
+    lines += [
+        "Each model-api scenario's outcome on a reference model, compared with the real "
+        "binary's against the same scripted fake: exit code, stderr, timeout, stdout line "
+        "types, the final result's decisive fields and every request that reached the fake. "
+        "Usage figures, costs, ids and the init line are not compared. Known disagreements "
+        "are listed, with reasons, in `baselines/differential.yaml`.",
+        "",
+        f"{found.summary()}.",
+        "",
+        "| scenario | reference | real | agreement |",
+        "|---|---|---|---|",
+    ]
+    for pair in found.pairs:
+        lines.append(
+            f"| {pair.scenario} | {pair.reference}: {pair.reference_status} "
+            f"| {pair.real}: {pair.real_status} | {_agreement(pair)} |"
+        )
+    lines += ["", "## Disagreements", ""]
+    disagreeing = [p for p in found.pairs if p.differences]
+    if not disagreeing:
+        lines.append("None: every pair compared agrees.")
+    for i, pair in enumerate(disagreeing):
+        lines += [""] if i else []
+        lines += [
+            f'<a id="{_pair_anchor(pair)}"></a>',
+            f"### {pair.scenario}: {pair.reference} against {pair.real}",
+            "",
+            f"Expected: {_one_line(pair.explained)}"
+            if pair.explained
+            else "Not explained by any entry.",
+            "",
+            "```diff",
+        ]
+        for difference in pair.differences:
+            left, right = difference.shown()
+            lines += [f"@@ {difference.at} @@", f"- {pair.reference}: {left}"]
+            lines.append(f"+ {pair.real}: {right}")
+        lines.append("```")
+    lines += ["", "## Expected disagreements", ""]
+    if not found.entries:
+        lines.append("None listed.")
+    compared = {p.scenario for p in found.pairs if p.not_comparable is None}
+    for entry in found.entries:
+        note = "" if entry.scenario in compared else " (not compared in this run)"
+        lines.append(
+            f"- `{entry.scenario}` on {', '.join(entry.fields)}{note}: {_one_line(entry.reason)}"
+        )
+    lines += ["", "## Stale entries", ""]
+    if not found.stale:
+        lines.append("None.")
+    lines += [f"- `{s.entry.scenario}` ({', '.join(s.entry.fields)}): {s.why}" for s in found.stale]
+    return "\n".join(lines) + "\n"
+
+
 def junit(report: Report) -> str:
     lines = ['<?xml version="1.0" encoding="utf-8"?>', "<testsuites>"]
     for target in report.targets:
@@ -291,6 +380,7 @@ WRITERS = {
     "failures.md": failures,
     "coverage.md": coverage,
     "catalogue.md": catalogue,
+    "differential.md": differential,
     "report.json": to_json,
     "junit.xml": junit,
 }

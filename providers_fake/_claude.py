@@ -214,7 +214,7 @@ class ClaudeRenderer(Renderer):
         message_id = str_field("refusal_continue", fields, "message_id", "msg_0")
         self._close_message()
         name = data.display_name(self.model)
-        notice = f"{name}'s safeguards stopped the response above \u00b7 continuing once with that noted"
+        notice = f"{name}'s safeguards stopped the response above \u00b7 " + data.CONTINUING
         self.emit(
             {
                 "type": "system",

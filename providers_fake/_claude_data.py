@@ -131,3 +131,4 @@ REFUSAL_NOTICE = (
     "error. The rest of it was withheld, and tool calls in it that had not finished did not "
     "run. Do not produce that content again, even reworded."
 )
+CONTINUING = "continuing once with that noted"
