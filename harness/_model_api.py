@@ -359,8 +359,19 @@ def _compare_requests(expect: ModelApiExpectation, actual: ModelApiOutcome, diff
         if wrong:
             differ("text_format", expect.text_format.value, wrong[0])
     for text in expect.messages_after_prompt_contain:
-        if not any(text in show_value(r.messages_after_prompt) for r in answered):
+        if not any(text in leaf for r in answered for leaf in _strings(r.messages_after_prompt)):
             differ("messages_after_prompt_contain", text, "in no request after the prompt")
+
+
+def _strings(value: object) -> list[str]:
+    """Every string in a JSON value: a text is looked for as the model read it, unescaped."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [leaf for item in value.values() for leaf in _strings(item)]
+    if isinstance(value, list):
+        return [leaf for item in value for leaf in _strings(item)]
+    return []
 
 
 def request_of(raw: dict[str, Any], provider: dict[str, Any]) -> ModelApiRequest:

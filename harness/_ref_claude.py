@@ -68,6 +68,8 @@ DEFAULT_ATTEMPTS = 5
 MAX_API_RETRIES = 10
 #: Consecutive 529s after which a given ``--fallback-model`` takes over.
 OVERLOADS_BEFORE_FALLBACK = 3
+#: Times a stream broken after prose only is resumed before the run gives up.
+MIDSTREAM_RESUMES = 3
 #: Requests made in all when the API answers the Foundry "structured_outputs" 400.
 FOUNDRY_REQUESTS = 6
 FOUNDRY_WORDING = "structured_outputs not supported"
@@ -124,6 +126,8 @@ def _request_body(  # noqa: PLR0917 - one call site, each argument a different t
         {"role": "user", "content": [{"type": "text", "text": prompt}]},
         *(json.loads(json.dumps(m)) for m in history),
     ]
+    if isinstance(messages[-1]["content"], str):  # sent as a block to carry the cache mark
+        messages[-1]["content"] = [{"type": "text", "text": messages[-1]["content"]}]
     last = messages[-1]["content"][-1]
     last["cache_control"] = dict(_EPHEMERAL)
     return {
@@ -262,7 +266,7 @@ class _Loop:
     def run(self, prompt: str, schema: dict[str, Any], model: str) -> None:
         fallback = self.settings.fallback
         effort, failures, overloads, foundry, cuts = "medium", 0, 0, 0, 0
-        retracted, reminded, continued = 0, False, False
+        retracted, reminded, continued, resumed = 0, False, False, 0
         allowed = self.attempts_allowed()
         self.event("init")
         while True:
@@ -322,6 +326,15 @@ class _Loop:
                 retracted += self.retract(mark, model, target)
                 model = target
                 continue
+            if answer.midstream_error and outcome == "prose":
+                if resumed < MIDSTREAM_RESUMES:
+                    resumed += 1  # the model is asked to pick up where the stream broke
+                    self.event("enforce_reminder", data.CUT_OFF_NOTICE)
+                    self.history.append({"role": "user", "content": data.CUT_OFF_NOTICE})
+                    continue
+                self.event("api_error_message")
+                self.event("result", {"is_error": True})
+                return
             if outcome == "accepted":
                 if answer.midstream_error:
                     self.event("api_error_message")
@@ -348,7 +361,10 @@ class _Loop:
         """A meta text for the model, joined to the last user message when there is one."""
         block = {"type": "text", "text": text}
         if self.history and self.history[-1]["role"] == "user":
-            self.history[-1]["content"].append(block)
+            content = self.history[-1]["content"]
+            if isinstance(content, str):
+                content = self.history[-1]["content"] = [{"type": "text", "text": content}]
+            content.append(block)
         else:
             self.history.append({"role": "user", "content": [block]})
 

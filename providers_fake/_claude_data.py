@@ -132,3 +132,9 @@ REFUSAL_NOTICE = (
     "run. Do not produce that content again, even reworded."
 )
 CONTINUING = "continuing once with that noted"
+
+#: The synthetic user message after a stream that broke before any call (resumed up to 3 times).
+CUT_OFF_NOTICE = (
+    "Your response above was cut off mid-stream. Resume directly from where it stops \u2014 "
+    "no apology, no recap. If none of it survived, answer the request from the start."
+)

@@ -118,6 +118,8 @@ def stop_reason(state: ResultState, fields: dict[str, object]) -> object:
         return fields["stop_reason"]
     if state.refused is not None:
         return "refusal"
+    if state.synthetic and state.accepted is None:
+        return "stop_sequence"  # the synthetic error message is the last word
     if state.last_block is not None:
         return "tool_use" if state.last_block == "tool_use" else "end_turn"
     return "stop_sequence" if state.synthetic else "end_turn"

@@ -123,7 +123,18 @@ SCHEMA = {
         ({"cause": 1}, ["root: must have required property 'fixes'", "/cause: must be string"]),
         (
             {"cause": "x", "fixes": [1], "y": 0},
-            ["root: must NOT have additional properties", "/fixes/0: must be string"],
+            # The CLI names the extra property (the real binary, model-claude-all-errors-listed).
+            [
+                "root: must NOT have additional properties ('y' is not allowed)",
+                "/fixes/0: must be string",
+            ],
+        ),
+        (
+            {"cause": "x", "fixes": [], "a": 1, "b": 2},
+            [
+                "root: must NOT have additional properties ('a' is not allowed)",
+                "root: must NOT have additional properties ('b' is not allowed)",
+            ],
         ),
         ({"cause": "x", "fixes": []}, []),
         (
@@ -137,6 +148,21 @@ SCHEMA = {
 )
 def test_validation_in_ajv_words(value: object, errors: list[str]) -> None:
     assert validation_errors(SCHEMA, value if isinstance(value, dict) else {}) == errors
+
+
+@pytest.mark.parametrize(
+    ("schema", "value", "error"),
+    [
+        ({"minLength": 3}, "ab", "/v: must NOT have fewer than 3 characters (got 2)"),
+        ({"maxItems": 1}, [1, 2], "/v: must NOT have more than 1 items (got 2)"),
+        ({"enum": ["a", "b"]}, "c", '/v: must be equal to one of the allowed values: ["a","b"]'),
+        ({"const": 1}, 2, "/v: must be equal to constant: 1"),
+        ({"minProperties": 2}, {"x": 1}, "/v: must NOT have fewer than 2 properties (got 1)"),
+    ],
+)
+def test_the_cli_adds_what_it_got(schema: dict[str, object], value: object, error: str) -> None:
+    wrapped = {"type": "object", "properties": {"v": schema}}
+    assert validation_errors(wrapped, {"v": value}) == [error]
 
 
 def test_format_is_not_enforced() -> None:
