@@ -51,9 +51,16 @@ class ModelApiRequest:
     refusal_fallback_model: str | None = None
     #: StructuredOutput calls already in the session when this turn starts (a resumed session).
     resumed_calls: int = 0
+    #: Tools the CLI may run without asking (``--allowedTools``), for side-effect cases.
+    allowed_tools: tuple[str, ...] = ()
 
     def args(self) -> tuple[str, ...]:
-        return () if self.fallback_model is None else ("--fallback-model", self.fallback_model)
+        out: tuple[str, ...] = ()
+        if self.fallback_model is not None:
+            out += ("--fallback-model", self.fallback_model)
+        if self.allowed_tools:
+            out += ("--allowedTools", ",".join(self.allowed_tools))
+        return out
 
     def beyond_offline(self) -> str | None:
         """Why a real binary offline cannot be put in this case's situation, if it cannot."""
@@ -126,6 +133,8 @@ class ModelApiExpectation:
     text_format: Json | None = None
     messages_after_prompt_contain: tuple[str, ...] = ()
     no_unexpected_requests: bool = False
+    #: Files the run must leave in its working directory, with their content.
+    files: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -207,6 +216,8 @@ class ModelApiOutcome:
     lines: tuple[object, ...]
     final: dict[str, Any] | None
     requests: tuple[SeenRequest, ...] = field(default=())
+    #: The files the run left in its working directory (relative path, text).
+    files: tuple[tuple[str, str], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """The outcome for reports, with what differs on every run masked."""
@@ -219,6 +230,7 @@ class ModelApiOutcome:
             "lines": stable(list(self.lines)),
             "final": stable(self.final),
             "requests": stable([vars(r) for r in self.requests]),
+            "files": dict(self.files),
         }
 
     @classmethod
@@ -231,6 +243,7 @@ class ModelApiOutcome:
             lines=tuple(data["lines"]),
             final=data["final"],
             requests=tuple(SeenRequest(**r) for r in data["requests"]),
+            files=tuple(sorted(data.get("files", {}).items())),
         )
 
     def summary(self) -> str:
@@ -329,6 +342,10 @@ def compare(expect: ModelApiExpectation, actual: ModelApiOutcome) -> tuple[Misma
     if expect.line_types is not None and actual.line_types != expect.line_types:
         differ("line_types", list(expect.line_types), list(actual.line_types))
     _compare_requests(expect, actual, differ)
+    left = dict(actual.files)
+    for name, content in expect.files:
+        if left.get(name) != content:
+            differ(f"files.{name}", content, left.get(name, "<no such file>"))
     return tuple(out)
 
 
@@ -393,6 +410,7 @@ def request_of(raw: dict[str, Any], provider: dict[str, Any]) -> ModelApiRequest
         gates=tuple(sorted(raw.get("gates", {}).items())),
         refusal_fallback_model=raw.get("refusal_fallback_model"),
         resumed_calls=raw.get("resumed_calls", 0),
+        allowed_tools=tuple(raw.get("allowed_tools", ())),
     )
 
 
@@ -419,6 +437,7 @@ def expectation_of(raw: dict[str, Any]) -> ModelApiExpectation:
         text_format=json_of("text_format"),
         messages_after_prompt_contain=tuple(raw.get("messages_after_prompt_contain", ())),
         no_unexpected_requests=raw.get("no_unexpected_requests", False),
+        files=tuple(sorted(raw.get("files", {}).items())),
     )
 
 
@@ -455,4 +474,5 @@ def describe(expect: ModelApiExpectation) -> list[str]:
     out += [f"the conversation carries `{t}`" for t in expect.messages_after_prompt_contain]
     if expect.no_unexpected_requests:
         out.append("no request the script did not expect")
+    out += [f"the run leaves `{name}` holding `{content!r}`" for name, content in expect.files]
     return out

@@ -9,6 +9,7 @@ share a port: the loopback server binds 127.0.0.1 on an OS-chosen one).
 from __future__ import annotations
 
 import json
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
@@ -65,11 +66,19 @@ def run_case(request: ModelApiRequest, script: ModelScript, binary: Path) -> Mod
         lines=lines,
         final=final_result(request.cli, lines),
         requests=tuple(SeenRequest.of(r) for r in server.fake.requests),
+        files=run.files,
     )
 
 
 def run_reference(request: ModelApiRequest, script: ModelScript, seed: str) -> ModelApiOutcome:
     """One run of the reference model of the CLI, in process, against a fresh fake."""
+    with tempfile.TemporaryDirectory(prefix="reference-cli-") as scratch:
+        return _run_reference(request, script, seed, Path(scratch))
+
+
+def _run_reference(
+    request: ModelApiRequest, script: ModelScript, seed: str, workdir: Path
+) -> ModelApiOutcome:
     import httpx  # noqa: PLC0415 - only the reference target needs them
     import respx  # noqa: PLC0415
 
@@ -92,6 +101,8 @@ def run_reference(request: ModelApiRequest, script: ModelScript, seed: str) -> M
                 gates=dict(request.gates),
                 refusal_fallback_model=request.refusal_fallback_model,
                 resumed_calls=request.resumed_calls,
+                allowed_tools=request.allowed_tools,
+                cwd=workdir,
             ),
         ),
         "codex": (
@@ -111,6 +122,7 @@ def run_reference(request: ModelApiRequest, script: ModelScript, seed: str) -> M
     with respx.mock(assert_all_called=False) as router, httpx.Client() as client:
         install_respx(router, fake, base)
         run = model(client)
+        files = realcli.workdir_files(workdir)
     lines = parse_lines(run.stdout)
     return ModelApiOutcome(
         cli=request.cli,
@@ -120,4 +132,5 @@ def run_reference(request: ModelApiRequest, script: ModelScript, seed: str) -> M
         lines=lines,
         final=final_result(request.cli, lines),
         requests=tuple(SeenRequest.of(r) for r in fake.requests),
+        files=files,
     )

@@ -37,7 +37,9 @@ retried.  Tools other than StructuredOutput are not run.
 from __future__ import annotations
 
 import json
+import subprocess
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, cast
 
 import httpx
@@ -229,6 +231,9 @@ class _Settings:
     refusal_fallback: str | None = None
     gates: Mapping[str, bool] = field(default_factory=dict)
     resumed_calls: int = 0
+    allowed_tools: tuple[str, ...] = ()
+    #: Where tools run (the CLI's working directory).
+    cwd: Path | None = None
 
 
 class _Loop:
@@ -345,6 +350,8 @@ class _Loop:
                     self.event("result", {"subtype": "error_max_structured_output_retries"})
                     return
                 continue
+            if outcome == "working":
+                continue
             if reminded:
                 if retracted:  # the only objects of the turn were retracted (LOOP-13)
                     self.event("result", {"subtype": "error_max_structured_output_retries"})
@@ -382,8 +389,30 @@ class _Loop:
         self.event("refusal_fallback", {"from": model, "to": target})
         return _calls(gone)
 
+    def other_tool(self, block: dict[str, Any]) -> dict[str, Any]:
+        """Run an allowed Bash call in the working directory: its side effects are real."""
+        name, tool_input = block["name"], block["input"]
+        command = tool_input.get("command") if isinstance(tool_input, dict) else None
+        if name != "Bash" or name not in self.settings.allowed_tools or not command:
+            output, failed = f"{name} is not available to this run", True
+        else:
+            output, failed = _bash(str(command), self.settings.cwd)
+        self.event(
+            "tool", {"name": name, "input": tool_input, "output": output, "is_error": failed}
+        )
+        content = output or f"({name} completed with no output)"
+        return {
+            "tool_use_id": block["id"],
+            "type": "tool_result",
+            "content": content,
+            "is_error": failed,
+        }
+
     def answered(self, answer: _Answer, schema: dict[str, Any]) -> str:
-        """Print the answer's blocks and run its tool calls: accepted, rejected or prose."""
+        """
+        Print the answer's blocks and run its tool calls: accepted, rejected, working
+        (only other tools ran, so the loop goes on) or prose.
+        """
         results: list[dict[str, Any]] = []
         outcome = "prose"
         content: list[dict[str, Any]] = []
@@ -391,6 +420,10 @@ class _Loop:
             if block["type"] == "text":
                 self.event("text", block["text"])
                 content.append({"type": "text", "text": block["text"]})
+            elif block["type"] == "tool_use" and block["name"] != TOOL_NAME:
+                content.append({k: block[k] for k in ("type", "id", "name", "input")})
+                results.append(self.other_tool(block))
+                outcome = "working" if outcome == "prose" else outcome
             elif block["type"] == "tool_use" and block["name"] == TOOL_NAME:
                 content.append(
                     {
@@ -434,6 +467,27 @@ class _Loop:
 _HEADERS = {"anthropic-version": "2023-06-01", "x-api-key": "reference-model"}
 
 
+#: How long an allowed Bash call may run before it is stopped.
+BASH_TIMEOUT = 10.0
+
+
+def _bash(command: str, cwd: Path | None) -> tuple[str, bool]:
+    """The command's output (stdout, then stderr) and whether it failed."""
+    try:
+        done = subprocess.run(
+            ["bash", "-c", command],  # noqa: S607
+            cwd=cwd,
+            capture_output=True,
+            timeout=BASH_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return f"Command timed out after {BASH_TIMEOUT:g}s", True
+    output = (done.stdout + done.stderr).decode(errors="replace").rstrip("\n")
+    return output, done.returncode != 0
+
+
 def _calls(messages: Sequence[dict[str, Any]]) -> int:
     return sum(
         1
@@ -474,6 +528,8 @@ def run_claude(
     gates: Mapping[str, bool] | None = None,
     refusal_fallback_model: str | None = None,
     resumed_calls: int = 0,
+    allowed_tools: Sequence[str] = (),
+    cwd: Path | None = None,
 ) -> ClaudeRun:
     """
     One ``claude -p`` run against the model API behind ``client``.
@@ -505,7 +561,13 @@ def run_claude(
     )
     renderer = ClaudeRenderer(ctx)
     settings = _Settings(
-        env, fallback_model, refusal_fallback_model, dict(gates or {}), resumed_calls
+        env,
+        fallback_model,
+        refusal_fallback_model,
+        dict(gates or {}),
+        resumed_calls,
+        tuple(allowed_tools),
+        cwd,
     )
     loop = _Loop(client, base_url, renderer, settings)
     loop.run(prompt, cast("dict[str, Any]", parse_quietly(schema)), renderer.model)

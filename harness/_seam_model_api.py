@@ -49,6 +49,7 @@ _CLAUDE_ONLY = (
     "gates",
     "refusal_fallback_model",
     "resumed_calls",
+    "allowed_tools",
 )
 
 

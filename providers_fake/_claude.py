@@ -21,10 +21,11 @@ this spec, and only swaps the record shapes and a few options.
 from __future__ import annotations
 
 from providers_fake import _claude_data as data
+from providers_fake import _claude_more as _more
 from providers_fake import _schemaflag
 from providers_fake._argv import FLAG, FORMATS, OPTIONAL, VALUE, VARIADIC
 from providers_fake._base import Cli, Context, Renderer, dict_arg, int_field, str_field, text_arg
-from providers_fake._claude_result import ResultState, build_result, refusal_notice, text_mode_line
+from providers_fake._claude_result import ResultState, build_result, text_mode_line
 from providers_fake._streamin import first_user_message, is_stream_input
 from providers_fake._types import ScriptError
 
@@ -189,67 +190,19 @@ class ClaudeRenderer(Renderer):
         )
         self.model = fallback
 
+    # Beyond the structured-output loop (refusals, other tools): `_claude_more`.
+
     def _on_refusal(self, arg: object) -> None:
-        """The model stopped with ``refusal`` and no fallback is armed: the run ends in error."""
-        fields = dict_arg("refusal", arg)
-        message_id = str_field("refusal", fields, "message_id", f"msg_{max(self.requests - 1, 0)}")
-        model = str_field("refusal", fields, "model", self.model)
-        self._close_message()
-        self.emit(refusal_notice(model, self.ids.uuid4(), self.ids.uuid4(), self.session_id))
-        text = data.refusal_text(model, message_id)
-        record = self.synthetic_record(text, "invalid_request")
-        message = record["message"]
-        assert isinstance(message, dict)
-        message["stop_reason"] = "refusal"
-        record["refused_message_id"] = message_id
-        self.emit(record)
-        self.state.last_text, self.state.synthetic = text, True
-        delivered = self.state.accepted is not None
-        self.state.refused = "completed" if delivered else "api_error"
-        self.state.accepted = None
+        _more.refusal(self, dict_arg("refusal", arg))
 
     def _on_refusal_continue(self, arg: object) -> None:
-        """A refusal stop the CLI continues from once, telling the model why."""
-        fields = dict_arg("refusal_continue", arg)
-        message_id = str_field("refusal_continue", fields, "message_id", "msg_0")
-        self._close_message()
-        name = data.display_name(self.model)
-        notice = f"{name}'s safeguards stopped the response above \u00b7 " + data.CONTINUING
-        self.emit(
-            {
-                "type": "system",
-                "subtype": "informational",
-                "content": notice,
-                "level": "notice",
-                "uuid": self.ids.uuid4(),
-                "session_id": self.session_id,
-            }
-        )
-        record = self.reminder_record(data.REFUSAL_NOTICE)
-        record["refused_message_id"] = message_id
-        self.emit(record)
-        self.state.user_lines += 1
+        _more.refusal_continue(self, dict_arg("refusal_continue", arg))
 
     def _on_refusal_fallback(self, arg: object) -> None:
-        """A refusal retried on the armed fallback model: the refused answer is retracted."""
-        fields = dict_arg("refusal_fallback", arg)
-        original = str_field("refusal_fallback", fields, "from", self.model)
-        fallback = str_field("refusal_fallback", fields, "to", self.fallback_model)
-        self._close_message()
-        self.emit(
-            {
-                "type": "system",
-                "subtype": "model_refusal_fallback",
-                "uuid": self.ids.uuid4(),
-                "direction": "retry",
-                "original_model": original,
-                "fallback_model": fallback,
-                "content": f"Retried with {data.display_name(fallback)}",
-                "session_id": self.session_id,
-            }
-        )
-        self.state.accepted = None  # the retracted object must not reach the result
-        self.model = fallback
+        _more.refusal_fallback(self, dict_arg("refusal_fallback", arg))
+
+    def _on_tool(self, arg: object) -> None:
+        _more.tool(self, dict_arg("tool", arg))
 
     def _on_api_error_message(self, arg: object) -> None:
         if isinstance(arg, dict):
@@ -287,11 +240,15 @@ class ClaudeRenderer(Renderer):
         self.emit(self.assistant_record(self.open_message, block))
 
     def _assistant_tool(self, tool_input: object) -> str:
+        return self.tool_call("StructuredOutput", tool_input)
+
+    def tool_call(self, name: str, tool_input: object) -> str:
+        """A tool_use block in the open assistant message (or a new one); its id."""
         number = self.requests if self.open_message is None else self.requests - 1
         tool_id = f"toolu_{number}"
         if self.open_message is not None and self.tools_in_message:
             tool_id += f"_{self.tools_in_message}"
-        block = {"type": "tool_use", "id": tool_id, "name": "StructuredOutput", "input": tool_input}
+        block = {"type": "tool_use", "id": tool_id, "name": name, "input": tool_input}
         self._assistant_block(block)
         self.tools_in_message += 1
         return tool_id
@@ -476,6 +433,10 @@ class ClaudeCli(Cli):
             "model_fallback",
             "api_error_message",
             "result",
+            "refusal",
+            "refusal_continue",
+            "refusal_fallback",
+            "tool",
         }
     )
     options = (*OPTIONS, (("-v", "--version"), "version", FLAG, "", ()))

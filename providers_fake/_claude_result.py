@@ -272,19 +272,3 @@ def _copy(value: object) -> object:
     if isinstance(value, list):
         return [_copy(item) for item in value]
     return value
-
-
-def refusal_notice(model: str, uuid: str, refused_uuid: str, session_id: str) -> dict[str, object]:
-    """The system line before the synthetic message when a refusal has no fallback."""
-    return {
-        "type": "system",
-        "subtype": "model_refusal_no_fallback",
-        "uuid": uuid,
-        "original_model": model,
-        "request_id": None,
-        "api_refusal_category": None,
-        "api_refusal_explanation": None,
-        "refused_user_message_uuid": refused_uuid,
-        "content": "",
-        "session_id": session_id,
-    }

@@ -109,6 +109,8 @@ class RealRun:
     stderr: bytes
     seconds: float
     timed_out: bool
+    #: The files the run left in its working directory (relative path, text), sorted.
+    files: tuple[tuple[str, str], ...] = ()
 
 
 def _base_env(work: Path, extra: Mapping[str, str] | None) -> dict[str, str]:
@@ -229,9 +231,27 @@ def _run(
         if tty_stdin:
             os.close(master)
             os.close(slave)
+    seconds = time.monotonic() - started
     return RealRun(
-        tuple(argv), process.returncode, stdout, stderr, time.monotonic() - started, timed_out
+        tuple(argv), process.returncode, stdout, stderr, seconds, timed_out, workdir_files(cwd)
     )
+
+
+#: How much of one file, and how many files, a snapshot of the working directory keeps.
+FILE_LIMIT, FILES_LIMIT = 64 * 1024, 100
+
+
+def workdir_files(root: Path) -> tuple[tuple[str, str], ...]:
+    """What a CLI left in ``root``: side effects a scenario may check (LOOP-16)."""
+    found: list[tuple[str, str]] = []
+    for path in sorted(root.rglob("*")):
+        if len(found) >= FILES_LIMIT:
+            break
+        if path.is_file() and not path.is_symlink():
+            with path.open("rb") as handle:
+                data = handle.read(FILE_LIMIT)
+            found.append((path.relative_to(root).as_posix(), data.decode(errors="replace")))
+    return tuple(found)
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:
