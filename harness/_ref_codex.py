@@ -125,7 +125,7 @@ def run_codex(
     url = base_url.rstrip("/") + "/responses"
     with client.stream("POST", url, json=body, headers={"authorization": "Bearer x"}) as response:
         if response.status_code >= 400:
-            text = response.read().decode(errors="replace")
+            text = _http_error(response)
             renderer.event("error", text)
             renderer.event("turn.failed", text)
         else:
@@ -137,6 +137,31 @@ def run_codex(
         b"".join(p for p in parts if isinstance(p, bytes)),
         b"".join(e for e in errors if isinstance(e, bytes)).decode(),
     )
+
+
+#: What codex 0.169.0 says when the connection closes in the middle of the body.
+CUT_STREAM = "Transport error: network error: error decoding response body"
+#: Its words for any 5xx (the body is not shown).
+SERVER_BUSY = "We\u2019re currently experiencing high demand, which may cause temporary errors."
+_REASONS = {429: "Too Many Requests"}
+
+
+def _http_error(response: httpx.Response) -> str:
+    """
+    The message of codex's error line for an HTTP error, retries off: a 4xx body
+    verbatim, a 429 as exhausted retries naming the request id, a 5xx as high demand.
+    """
+    text = response.read().decode(errors="replace")
+    status = response.status_code
+    if status == 429:
+        request = response.headers.get("x-request-id", "")
+        return (
+            f"exceeded retry limit, last status: {status} {_REASONS[status]}, "
+            f"request id: {request}"
+        )
+    if status >= 500:
+        return SERVER_BUSY
+    return text
 
 
 def _stream(renderer: CodexRenderer, response: httpx.Response) -> None:
@@ -154,8 +179,8 @@ def _stream(renderer: CodexRenderer, response: httpx.Response) -> None:
             elif kind == "response.completed":
                 renderer.event("turn.completed", None)
                 return
-    except httpx.TransportError as error:
-        message = f"stream disconnected before completion: {error}"
+    except httpx.TransportError:
+        message = f"stream disconnected before completion: {CUT_STREAM}"
         renderer.event("error", message)
         renderer.event("turn.failed", message)
         return
