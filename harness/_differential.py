@@ -351,10 +351,13 @@ def _field(path: tuple[str | int, ...]) -> str:
     return out
 
 
-def load(path: Path, known: Iterable[str]) -> tuple[tuple[Entry, ...] | None, list[Problem]]:
+def load(
+    path: Path, known: Iterable[str] | None = None
+) -> tuple[tuple[Entry, ...] | None, list[Problem]]:
     """
-    Read the expectations file; ``known`` are the model-api scenarios of the
-    run.  Problems point at file, line and field, one line each.
+    Read the expectations file; problems point at file, line and field, one
+    line each.  With ``known`` (the model-api scenarios of the whole
+    catalogue), an entry naming any other scenario is a problem too.
     """
     problems: list[Problem] = []
     name = str(path)
@@ -374,15 +377,12 @@ def load(path: Path, known: Iterable[str]) -> tuple[tuple[Entry, ...] | None, li
         problem(tuple(invalid.absolute_path), invalid.message)
     if problems:
         return None, problems
-    scenarios = set(known)
+    scenarios = None if known is None else set(known)
     seen: dict[str, int] = {}
     for i, raw in enumerate(doc["entries"]):
         scenario = raw["scenario"]
-        if scenario not in scenarios:
-            problem(
-                ("entries", i, "scenario"),
-                f"unknown model-api scenario {scenario!r} (not among those this run loaded)",
-            )
+        if scenarios is not None and scenario not in scenarios:
+            problem(("entries", i, "scenario"), f"unknown model-api scenario {scenario!r}")
         if scenario in seen:
             problem(("entries", i), f"duplicate of entry {seen[scenario]}: one entry per scenario")
         seen.setdefault(scenario, i)

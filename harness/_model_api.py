@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -53,6 +54,9 @@ class ModelApiRequest:
     resumed_calls: int = 0
     #: Tools the CLI may run without asking (``--allowedTools``), for side-effect cases.
     allowed_tools: tuple[str, ...] = ()
+    #: Full stack: the reference adaptor reads the CLI's run, asked for (validation,
+    #: invalid-result policy); None when the case checks the CLI alone.
+    adapt: tuple[str, str] | None = None
 
     def args(self) -> tuple[str, ...]:
         out: tuple[str, ...] = ()
@@ -135,6 +139,40 @@ class ModelApiExpectation:
     no_unexpected_requests: bool = False
     #: Files the run must leave in its working directory, with their content.
     files: tuple[tuple[str, str], ...] = ()
+    #: Full stack: what the reference adaptor concludes from the CLI's run.
+    adaptor: AdaptorExpectation | None = None
+
+
+_ABSENT = object()
+
+
+@dataclass(frozen=True)
+class AdaptorExpectation:
+    """The reference adaptor's conclusion, as far as a full-stack case pins it."""
+
+    status: str | None = None
+    error: str | None = None
+    cause: str | None = None
+    value: Json | None = None
+    no_value: bool = False
+    mechanism: str | None = None
+
+    def mismatches(self, got: Mapping[str, Any] | None) -> list[tuple[str, object, object]]:
+        """(field, expected, got) for every pinned field the adaptor's view misses."""
+        if got is None:
+            return [("adaptor", "an adaptor outcome", None)]
+        out: list[tuple[str, object, object]] = []
+        for name in ("status", "error", "cause", "mechanism"):
+            wanted = getattr(self, name)
+            if wanted is not None and got.get(name) != wanted:
+                out.append((f"adaptor.{name}", wanted, got.get(name)))
+        if self.value is not None and (
+            not got.get("has_value") or got.get("value") != self.value.value
+        ):
+            out.append(("adaptor.value", self.value.value, got.get("value")))
+        if self.no_value and got.get("has_value"):
+            out.append(("adaptor.no_value", None, got.get("value")))
+        return out
 
 
 @dataclass(frozen=True)
@@ -218,6 +256,9 @@ class ModelApiOutcome:
     requests: tuple[SeenRequest, ...] = field(default=())
     #: The files the run left in its working directory (relative path, text).
     files: tuple[tuple[str, str], ...] = ()
+    #: Full stack: the reference adaptor's outcome (`harness._outcome.Outcome` as
+    #: JSON) for this run, when the case asks for it.
+    adaptor: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The outcome for reports, with what differs on every run masked."""
@@ -231,6 +272,7 @@ class ModelApiOutcome:
             "final": stable(self.final),
             "requests": stable([vars(r) for r in self.requests]),
             "files": dict(self.files),
+            "adaptor": self.adaptor,
         }
 
     @classmethod
@@ -244,6 +286,7 @@ class ModelApiOutcome:
             final=data["final"],
             requests=tuple(SeenRequest(**r) for r in data["requests"]),
             files=tuple(sorted(data.get("files", {}).items())),
+            adaptor=data.get("adaptor"),
         )
 
     def summary(self) -> str:
@@ -342,6 +385,9 @@ def compare(expect: ModelApiExpectation, actual: ModelApiOutcome) -> tuple[Misma
     if expect.line_types is not None and actual.line_types != expect.line_types:
         differ("line_types", list(expect.line_types), list(actual.line_types))
     _compare_requests(expect, actual, differ)
+    if expect.adaptor is not None:
+        for name, wanted, got in expect.adaptor.mismatches(actual.adaptor):
+            differ(name, wanted, got)
     left = dict(actual.files)
     for name, content in expect.files:
         if left.get(name) != content:
@@ -391,7 +437,14 @@ def _strings(value: object) -> list[str]:
     return []
 
 
-def request_of(raw: dict[str, Any], provider: dict[str, Any]) -> ModelApiRequest:
+def request_of(
+    raw: dict[str, Any], provider: dict[str, Any], full_stack: bool = False
+) -> ModelApiRequest:
+    """The typed request; ``full_stack`` when some expectation pins the adaptor's outcome."""
+    asked = raw.get("adaptor", {})
+    adapt: tuple[str, str] | None = None
+    if full_stack or "adaptor" in raw:
+        adapt = (asked.get("validation", "native"), asked.get("on_invalid", "fail"))
     if "schema_generated" in raw:
         schema = generated_schema(raw["schema_generated"])
     elif "schema_text" in raw:
@@ -411,6 +464,7 @@ def request_of(raw: dict[str, Any], provider: dict[str, Any]) -> ModelApiRequest
         refusal_fallback_model=raw.get("refusal_fallback_model"),
         resumed_calls=raw.get("resumed_calls", 0),
         allowed_tools=tuple(raw.get("allowed_tools", ())),
+        adapt=adapt,
     )
 
 
@@ -438,6 +492,20 @@ def expectation_of(raw: dict[str, Any]) -> ModelApiExpectation:
         messages_after_prompt_contain=tuple(raw.get("messages_after_prompt_contain", ())),
         no_unexpected_requests=raw.get("no_unexpected_requests", False),
         files=tuple(sorted(raw.get("files", {}).items())),
+        adaptor=_adaptor_expectation(raw.get("adaptor")),
+    )
+
+
+def _adaptor_expectation(raw: dict[str, Any] | None) -> AdaptorExpectation | None:
+    if raw is None:
+        return None
+    return AdaptorExpectation(
+        status=raw.get("status"),
+        error=raw.get("error"),
+        cause=raw.get("cause"),
+        value=Json.of(raw["value"]) if "value" in raw else None,
+        no_value=raw.get("no_value", False),
+        mechanism=raw.get("mechanism"),
     )
 
 
@@ -475,4 +543,20 @@ def describe(expect: ModelApiExpectation) -> list[str]:
     if expect.no_unexpected_requests:
         out.append("no request the script did not expect")
     out += [f"the run leaves `{name}` holding `{content!r}`" for name, content in expect.files]
+    if expect.adaptor is not None:
+        out.append(f"full stack: the reference adaptor concludes {_adaptor_words(expect.adaptor)}")
     return out
+
+
+def _adaptor_words(expect: AdaptorExpectation) -> str:
+    words = [expect.status or "anything"]
+    words += [
+        f"{name} `{getattr(expect, name)}`"
+        for name in ("error", "cause", "mechanism")
+        if getattr(expect, name)
+    ]
+    if expect.value is not None:
+        words.append(f"with value `{expect.value.text}`")
+    if expect.no_value:
+        words.append("with no value")
+    return ", ".join(words)

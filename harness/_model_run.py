@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
 
+from harness._fullstack import Asked, adapt
 from harness._model_api import (
     CODEX_MODEL,
     ModelApiOutcome,
@@ -58,16 +59,33 @@ def run_case(request: ModelApiRequest, script: ModelScript, binary: Path) -> Mod
                 timeout=request.timeout,
             )
     lines = parse_lines(run.stdout)
+    stderr = run.stderr.decode(errors="replace")
     return ModelApiOutcome(
         cli=request.cli,
         exit_code=run.exit_code,
-        stderr=run.stderr.decode(errors="replace"),
+        stderr=stderr,
         timed_out=run.timed_out,
         lines=lines,
         final=final_result(request.cli, lines),
         requests=tuple(SeenRequest.of(r) for r in server.fake.requests),
         files=run.files,
+        adaptor=adaptor_view(request, run.exit_code, run.stdout, stderr, run.timed_out),
     )
+
+
+def adaptor_view(
+    request: ModelApiRequest, exit_code: int, stdout: bytes, stderr: str, timed_out: bool
+) -> dict[str, Any] | None:
+    """Full stack: the reference adaptor's outcome for this run, when the case asks."""
+    if request.adapt is None:
+        return None
+    validation, on_invalid = request.adapt
+    output_format = request.output_format if request.cli == "claude" else "json"
+    asked = Asked(request.schema, request.prompt, output_format, validation, on_invalid)
+    outcome = adapt(request.cli, asked, exit_code, stdout, stderr, timed_out=timed_out)
+    view = outcome.to_json()
+    view.pop("calls", None)  # the recorded run's argv is the pipeline's, not the CLI's
+    return view
 
 
 def run_reference(request: ModelApiRequest, script: ModelScript, seed: str) -> ModelApiOutcome:
@@ -129,6 +147,7 @@ def _run_reference(
         exit_code=run.exit_code,
         stderr=run.stderr,
         timed_out=False,
+        adaptor=adaptor_view(request, run.exit_code, run.stdout, run.stderr, False),
         lines=lines,
         final=final_result(request.cli, lines),
         requests=tuple(SeenRequest.of(r) for r in fake.requests),

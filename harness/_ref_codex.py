@@ -156,8 +156,7 @@ def _http_error(response: httpx.Response) -> str:
     if status == 429:
         request = response.headers.get("x-request-id", "")
         return (
-            f"exceeded retry limit, last status: {status} {_REASONS[status]}, "
-            f"request id: {request}"
+            f"exceeded retry limit, last status: {status} {_REASONS[status]}, request id: {request}"
         )
     if status >= 500:
         return SERVER_BUSY

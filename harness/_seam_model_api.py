@@ -102,8 +102,10 @@ class ModelApi:
 
     def parts(self, doc: dict[str, Any], base: Path) -> _seams.Parts:
         expect = doc["expect"]
+        overrides = doc.get("by_target", {}).values()
+        full_stack = "adaptor" in expect or any("adaptor" in o for o in overrides)
         return _seams.Parts(
-            request=request_of(doc["request"], doc["provider"]),
+            request=request_of(doc["request"], doc["provider"], full_stack),
             expect=expectation_of(expect),
             by_target=tuple(
                 (target, expectation_of(_seams.merge(expect, override)))
