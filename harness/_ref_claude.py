@@ -37,13 +37,13 @@ retried.  Tools other than StructuredOutput are not run.
 from __future__ import annotations
 
 import json
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
 import httpx
 
+from harness import _ref_claude_wire as wire
 from harness import _strict
 from harness._ajv import check_output
 from providers_fake import _claude_data as data
@@ -55,16 +55,11 @@ from providers_fake._types import Output
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping, Sequence
+    from collections.abc import Mapping, Sequence
 
 ANTHROPIC_BASE_URL = "https://api.anthropic.com"
 MESSAGES_PATH = "/v1/messages?beta=true"
-TOOL_NAME = "StructuredOutput"
-TOOL_DESCRIPTION = (
-    "Use this tool to return your final response in the requested structured format. "
-    "You MUST call this tool exactly once at the end of your response to provide the "
-    "structured output."
-)
+TOOL_NAME = wire.TOOL_NAME
 DEFAULT_ATTEMPTS = 5
 #: Retries of an overloaded / failing request before giving up (the api_retry lines' max).
 MAX_API_RETRIES = 10
@@ -76,7 +71,6 @@ MIDSTREAM_RESUMES = 3
 FOUNDRY_REQUESTS = 6
 FOUNDRY_WORDING = "structured_outputs not supported"
 STRICT_GATE = "tengu_structured_output_strict"
-_EPHEMERAL = {"type": "ephemeral"}
 
 
 @dataclass(frozen=True)
@@ -96,127 +90,6 @@ class ClaudeRun:
             except ValueError:
                 out.append(raw)
         return out
-
-
-# -- the wire ------------------------------------------------------------------------------
-
-
-def tool_definition(
-    schema: Mapping[str, Any], strict: Mapping[str, Any] | None = None
-) -> dict[str, object]:
-    """The StructuredOutput tool; with a strict schema, that one goes on the wire instead."""
-    if strict is None:
-        return {"name": TOOL_NAME, "description": TOOL_DESCRIPTION, "input_schema": dict(schema)}
-    return {
-        "name": TOOL_NAME,
-        "description": TOOL_DESCRIPTION,
-        "input_schema": dict(strict),
-        "strict": True,
-    }
-
-
-def _request_body(  # noqa: PLR0917 - one call site, each argument a different thing
-    model: str,
-    effort: str,
-    prompt: str,
-    history: Sequence[dict[str, Any]],
-    tool: dict[str, object],
-    resumed: Sequence[dict[str, Any]] = (),
-) -> dict[str, object]:
-    messages: list[dict[str, Any]] = [
-        *(json.loads(json.dumps(m)) for m in resumed),
-        {"role": "user", "content": [{"type": "text", "text": prompt}]},
-        *(json.loads(json.dumps(m)) for m in history),
-    ]
-    if isinstance(messages[-1]["content"], str):  # sent as a block to carry the cache mark
-        messages[-1]["content"] = [{"type": "text", "text": messages[-1]["content"]}]
-    last = messages[-1]["content"][-1]
-    last["cache_control"] = dict(_EPHEMERAL)
-    return {
-        "model": model,
-        "messages": messages,
-        "system": [{"type": "text", "text": "You are Claude Code, Anthropic's official CLI."}],
-        "tools": [tool],
-        "metadata": {"user_id": "reference-model"},
-        "max_tokens": 32000,
-        "thinking": {"type": "adaptive"},
-        "context_management": {"edits": []},
-        "output_config": {"effort": effort},
-        "stream": True,
-    }
-
-
-@dataclass
-class _Answer:
-    """One 200 answer, as far as the stream got."""
-
-    blocks: list[dict[str, Any]] = field(default_factory=list)
-    stop_reason: str | None = None
-    midstream_error: bool = False
-    #: The connection closed before ``message_stop``: the CLI retries the request whole.
-    truncated: bool = False
-    message_id: str = "msg_0"
-
-
-def _sse_events(lines: Iterator[str]) -> Iterator[tuple[str, dict[str, Any]]]:
-    name, data_lines = "", cast("list[str]", [])
-    for line in lines:
-        if not line:
-            if data_lines:
-                yield name, json.loads("\n".join(data_lines))
-            name, data_lines = "", cast("list[str]", [])
-        elif line.startswith("event:"):
-            name = line[6:].strip()
-        elif line.startswith("data:"):
-            data_lines.append(line[5:].strip())
-    if data_lines:
-        yield name, json.loads("\n".join(data_lines))
-
-
-def _read_answer(response: httpx.Response) -> _Answer:
-    answer = _Answer()
-    partial: dict[int, str] = {}
-    open_blocks: dict[int, dict[str, Any]] = {}
-    stopped = False
-    try:
-        for kind, event in _sse_events(response.iter_lines()):
-            if kind == "error" or event.get("type") == "error":
-                answer.midstream_error = True
-                return answer
-            if kind == "message_start":
-                answer.message_id = str(event.get("message", {}).get("id", answer.message_id))
-            elif kind == "message_stop":
-                stopped = True
-            elif kind == "content_block_start":
-                open_blocks[event["index"]] = dict(event["content_block"])
-                partial[event["index"]] = ""
-            elif kind == "content_block_delta":
-                delta, block = event["delta"], open_blocks[event["index"]]
-                if delta["type"] == "text_delta":
-                    block["text"] = block.get("text", "") + delta["text"]
-                elif delta["type"] == "input_json_delta":
-                    partial[event["index"]] += delta["partial_json"]
-            elif kind == "content_block_stop":
-                block = open_blocks.pop(event["index"])
-                if block["type"] == "tool_use":
-                    text = partial[event["index"]]
-                    block["input"] = json.loads(text) if text else {}
-                answer.blocks.append(block)
-            elif kind == "message_delta":
-                answer.stop_reason = event["delta"].get("stop_reason")
-    except (httpx.TransportError, ValueError, KeyError):
-        pass
-    answer.truncated = not stopped
-    return answer
-
-
-def _error_of(response: httpx.Response) -> tuple[str, str]:
-    """The API error's type and message from a plain HTTP error body."""
-    try:
-        error = response.json().get("error", {})
-        return str(error.get("type", "api_error")), str(error.get("message", ""))
-    except (ValueError, AttributeError):
-        return "api_error", response.text
 
 
 # -- the loop ------------------------------------------------------------------------------
@@ -245,7 +118,7 @@ class _Loop:
         self.renderer = renderer
         self.settings = settings
         #: A resumed session's earlier turns, sent before this turn's prompt.
-        self.resumed = _resumed(settings.resumed_calls)
+        self.resumed = wire.resumed(settings.resumed_calls)
         self.history: list[dict[str, Any]] = []
         #: The deployment said it has no structured outputs: strict is stripped from now on.
         self.foundry_gap = False
@@ -264,9 +137,9 @@ class _Loop:
 
     def tool(self, schema: dict[str, Any]) -> dict[str, object]:
         if not self.settings.gates.get(STRICT_GATE, False) or self.foundry_gap:
-            return tool_definition(schema)
+            return wire.tool_definition(schema)
         derived = _strict.derive(schema)  # a failure falls back silently (LOOP-09)
-        return tool_definition(schema, derived.schema)
+        return wire.tool_definition(schema, derived.schema)
 
     def run(self, prompt: str, schema: dict[str, Any], model: str) -> None:
         fallback = self.settings.fallback
@@ -276,12 +149,12 @@ class _Loop:
         self.event("init")
         while True:
             tool = self.tool(schema)
-            body = _request_body(model, effort, prompt, self.history, tool, self.resumed)
-            with self.client.stream("POST", self.url, json=body, headers=_HEADERS) as response:
+            body = wire.request_body(model, effort, prompt, self.history, tool, self.resumed)
+            with self.client.stream("POST", self.url, json=body, headers=wire.HEADERS) as response:
                 if response.status_code >= 400:
                     response.read()
                     status = response.status_code
-                    kind, message = _error_of(response)
+                    kind, message = wire.error_of(response)
                     if status == 529 and fallback is not None:
                         overloads += 1
                         if overloads >= OVERLOADS_BEFORE_FALLBACK:
@@ -309,7 +182,7 @@ class _Loop:
                         {"is_error": True, "api_error_status": status, "api_error_type": kind},
                     )
                     return
-                answer = _read_answer(response)
+                answer = wire.read_answer(response)
             if answer.truncated and not answer.midstream_error and cuts < MAX_API_RETRIES:
                 cuts += 1  # the partial message never enters the conversation
                 self.event("api_retry", {"attempt": cuts, "status": None})
@@ -377,7 +250,7 @@ class _Loop:
 
     def attempts(self) -> int:
         """StructuredOutput calls of this turn: the resumed history's do not count (LOOP-12)."""
-        return _calls(self.history)
+        return wire.calls(self.history)
 
     def retract(self, mark: int, model: str, target: str) -> int:
         """
@@ -387,7 +260,7 @@ class _Loop:
         gone = self.history[mark:]
         del self.history[mark:]
         self.event("refusal_fallback", {"from": model, "to": target})
-        return _calls(gone)
+        return wire.calls(gone)
 
     def other_tool(self, block: dict[str, Any]) -> dict[str, Any]:
         """Run an allowed Bash call in the working directory: its side effects are real."""
@@ -396,7 +269,7 @@ class _Loop:
         if name != "Bash" or name not in self.settings.allowed_tools or not command:
             output, failed = f"{name} is not available to this run", True
         else:
-            output, failed = _bash(str(command), self.settings.cwd)
+            output, failed = wire.bash(str(command), self.settings.cwd)
         self.event(
             "tool", {"name": name, "input": tool_input, "output": output, "is_error": failed}
         )
@@ -408,7 +281,7 @@ class _Loop:
             "is_error": failed,
         }
 
-    def answered(self, answer: _Answer, schema: dict[str, Any]) -> str:
+    def answered(self, answer: wire.Answer, schema: dict[str, Any]) -> str:
         """
         Print the answer's blocks and run its tool calls: accepted, rejected, working
         (only other tools ran, so the loop goes on) or prose.
@@ -462,52 +335,6 @@ class _Loop:
         if results:
             self.history.append({"role": "user", "content": results})
         return outcome
-
-
-_HEADERS = {"anthropic-version": "2023-06-01", "x-api-key": "reference-model"}
-
-
-#: How long an allowed Bash call may run before it is stopped.
-BASH_TIMEOUT = 10.0
-
-
-def _bash(command: str, cwd: Path | None) -> tuple[str, bool]:
-    """The command's output (stdout, then stderr) and whether it failed."""
-    try:
-        done = subprocess.run(
-            ["bash", "-c", command],  # noqa: S607
-            cwd=cwd,
-            capture_output=True,
-            timeout=BASH_TIMEOUT,
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        return f"Command timed out after {BASH_TIMEOUT:g}s", True
-    output = (done.stdout + done.stderr).decode(errors="replace").rstrip("\n")
-    return output, done.returncode != 0
-
-
-def _calls(messages: Sequence[dict[str, Any]]) -> int:
-    return sum(
-        1
-        for message in messages
-        if message["role"] == "assistant"
-        for block in message["content"]
-        if block.get("type") == "tool_use" and block.get("name") == TOOL_NAME
-    )
-
-
-def _resumed(calls: int) -> list[dict[str, Any]]:
-    """A resumed session's history: ``calls`` earlier StructuredOutput calls and their results."""
-    history: list[dict[str, Any]] = []
-    for number in range(calls):
-        tool_id = f"toolu_resumed_{number}"
-        call = {"type": "tool_use", "id": tool_id, "name": TOOL_NAME, "input": {}}
-        history.append({"role": "assistant", "content": [call]})
-        result = {"type": "tool_result", "tool_use_id": tool_id, "content": data.TOOL_ACCEPTED}
-        history.append({"role": "user", "content": [result]})
-    return history
 
 
 def _retryable(status: int) -> bool:

@@ -24,16 +24,8 @@ from typing import Any, cast
 
 from harness import _seams
 from harness._compare import Mismatch
-from harness._model_api import (
-    ModelApiExpectation,
-    ModelApiOutcome,
-    ModelApiRequest,
-    compare,
-    describe,
-    expectation_of,
-    request_of,
-    show_value,
-)
+from harness._model_api import ModelApiOutcome, ModelApiRequest, request_of, show_value
+from harness._model_expect import ModelApiExpectation, compare, describe, expectation_of
 from harness._model_run import model_script, run_case, run_reference
 from harness._protocol import Skipped
 from harness._scenario import Json, Scenario

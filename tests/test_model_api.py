@@ -11,14 +11,8 @@ import pytest
 from harness import _loader, _targets
 from harness._cli import main
 from harness._execute import execute
-from harness._model_api import (
-    ModelApiOutcome,
-    ModelApiRequest,
-    SeenRequest,
-    compare,
-    expectation_of,
-    final_result,
-)
+from harness._model_api import ModelApiOutcome, ModelApiRequest, SeenRequest, final_result
+from harness._model_expect import compare, expectation_of
 from harness._scenario import Seam
 from providers_fake.api import realcli
 from tests.lintcheck import assert_one_clear_line

@@ -226,11 +226,18 @@ def test_an_unusable_attempt_budget_falls_back_to_five() -> None:
     assert _result(run)["subtype"] == "error_max_structured_output_retries"
 
 
-def test_other_tools_are_ignored_and_prose_rules_apply() -> None:
-    run, fake = _run_steps({"text": "x", "tool": GOOD, "tool_name": "Bash"}, {"text": "done"})
+def test_a_tool_not_allowed_is_refused_and_the_loop_goes_on() -> None:
+    # Without --allowedTools the call is answered with an error, not run, and the
+    # loop continues without an enforce reminder (a tool call is not a prose stop).
+    run, fake = _run_steps(
+        {"text": "x", "tool": {"command": "touch f"}, "tool_name": "Bash"}, {"tool": GOOD}
+    )
     assert len(fake.requests) == 2
-    assert fake.requests[1].enforce_reminders
-    assert "structured_output" not in _result(run)
+    assert not fake.requests[1].enforce_reminders
+    result = fake.requests[1].messages_after_prompt[-1]["content"][0]
+    assert result["is_error"] is True
+    assert "not available" in result["content"]
+    assert _result(run)["structured_output"] == GOOD
 
 
 # -- codex exec ----------------------------------------------------------------------------
