@@ -406,6 +406,14 @@ def test_a_stale_entry_fails_the_run(
     out = capsys.readouterr().out
     assert "stale entry for model-codex-happy: the scenario agrees now; remove the entry" in out
 
+    # A run over part of the catalogue does not judge entries for the rest.
+    (baselines / "differential.yaml").write_text(
+        "entries:\n  - scenario: model-elsewhere\n    fields: [exit_code]\n    reason: not here\n"
+    )
+    assert main(argv) == 0
+    assert "(not compared in this run)" in (tmp_path / "reports" / "differential.md").read_text()
+    capsys.readouterr()
+
     (baselines / "differential.yaml").write_text("entries:\n  - scenario: model-nope\n")
     assert main(argv) == 1
     out = capsys.readouterr().out
