@@ -157,8 +157,16 @@ VOLATILE = frozenset(
         "time_to_request_ms",
         "first_content_frame_ms",
         "retry_delay_ms",
+        # When attempts run out, the binary's exhaustion check races its own stream,
+        # so the result's token counts, costs and stop_reason depend on timing.
+        "usage",
+        "modelUsage",
+        "model_usage_since_last_result",
+        "total_cost_usd",
     }
 )
+#: Kept only in a successful result, where the race above cannot touch it.
+_RACY_IN_FAILURE = "stop_reason"
 
 
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
@@ -170,7 +178,11 @@ def stable(value: Any) -> Any:
     UUID-shaped string too (synthetic messages get a fresh one per run).
     """
     if isinstance(value, dict):
-        return {k: "<volatile>" if k in VOLATILE else stable(v) for k, v in value.items()}
+        racy = value.get("type") == "result" and value.get("subtype") not in (None, "success")
+        return {
+            k: "<volatile>" if k in VOLATILE or (racy and k == _RACY_IN_FAILURE) else stable(v)
+            for k, v in value.items()
+        }
     if isinstance(value, list):
         return [stable(v) for v in value]
     if isinstance(value, str) and _UUID.fullmatch(value):
@@ -209,7 +221,7 @@ class ModelApiOutcome:
             "final": stable(self.final),
             "requests": stable([vars(r) for r in self.requests]),
             "files": dict(self.files),
-            "adaptor": self.adaptor,
+            "adaptor": stable(self.adaptor),
         }
 
     @classmethod
