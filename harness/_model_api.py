@@ -47,8 +47,9 @@ class ModelApiRequest:
     gates: tuple[tuple[str, bool], ...] = ()
     #: A refusal-fallback model armed for the session (remote configuration too).
     refusal_fallback_model: str | None = None
-    #: StructuredOutput calls already in the session when this turn starts (a resumed session).
-    resumed_calls: int = 0
+    #: Earlier turns of the session, one ``claude -p`` run each, resumed by the
+    #: next (``--resume``); the case observes the last run only (LOOP-12).
+    earlier_prompts: tuple[str, ...] = ()
     #: Tools the CLI may run without asking (``--allowedTools``), for side-effect cases.
     allowed_tools: tuple[str, ...] = ()
     #: Full stack: the reference adaptor reads the CLI's run, asked for (validation,
@@ -77,12 +78,6 @@ class ModelApiRequest:
             return (
                 "needs a refusal-fallback model armed by Claude Code's remote configuration; "
                 "offline the binary answers a refusal with system/model_refusal_no_fallback"
-            )
-        if self.resumed_calls:
-            return (
-                "needs a session transcript holding earlier StructuredOutput calls to --resume; "
-                "the harness starts every real-CLI case in a fresh HOME, so there is none "
-                "(a two-run resume case is not built yet)"
             )
         if len(self.schema.encode()) > ARG_MAX_STRLEN:
             return (
@@ -208,6 +203,8 @@ class ModelApiOutcome:
     #: Full stack: the reference adaptor's outcome (`harness._outcome.Outcome` as
     #: JSON) for this run, when the case asks for it.
     adaptor: dict[str, Any] | None = None
+    #: Exit codes of the session's earlier runs (``earlier_prompts``).
+    earlier: tuple[int, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """The outcome for reports, with what differs on every run masked."""
@@ -222,6 +219,7 @@ class ModelApiOutcome:
             "requests": stable([vars(r) for r in self.requests]),
             "files": dict(self.files),
             "adaptor": stable(self.adaptor),
+            "earlier": list(self.earlier),
         }
 
     @classmethod
@@ -236,6 +234,7 @@ class ModelApiOutcome:
             requests=tuple(SeenRequest(**r) for r in data["requests"]),
             files=tuple(sorted(data.get("files", {}).items())),
             adaptor=data.get("adaptor"),
+            earlier=tuple(data.get("earlier", ())),
         )
 
     def summary(self) -> str:
@@ -331,7 +330,7 @@ def request_of(
         timeout=float(raw.get("timeout", realcli.DEFAULT_TIMEOUT)),
         gates=tuple(sorted(raw.get("gates", {}).items())),
         refusal_fallback_model=raw.get("refusal_fallback_model"),
-        resumed_calls=raw.get("resumed_calls", 0),
+        earlier_prompts=tuple(raw.get("earlier_prompts", ())),
         allowed_tools=tuple(raw.get("allowed_tools", ())),
         adapt=adapt,
     )

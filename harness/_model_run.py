@@ -11,8 +11,9 @@ from __future__ import annotations
 import json
 import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from harness._fullstack import Asked, adapt
 from harness._model_api import (
@@ -27,6 +28,9 @@ from harness._scenario import Scenario
 from providers_fake.api import LoopbackServer, ScriptedModelAPI, install_respx, realcli
 from providers_fake.api import Script as ModelScript
 
+if TYPE_CHECKING:
+    import httpx
+
 
 def model_script(scenario: Scenario) -> ModelScript:
     """The fake's script for ``scenario``."""
@@ -36,6 +40,7 @@ def model_script(scenario: Scenario) -> ModelScript:
 def run_case(request: ModelApiRequest, script: ModelScript, binary: Path) -> ModelApiOutcome:
     """One run of the real CLI against a fresh loopback fake serving ``script``."""
     env = dict(request.env)
+    mark = [0]  # requests made before the observed run (a resumed session's earlier turns)
     with LoopbackServer(script) as server:
         if request.cli == "claude":
             run = realcli.run_claude(
@@ -47,6 +52,8 @@ def run_case(request: ModelApiRequest, script: ModelScript, binary: Path) -> Mod
                 args=request.args(),
                 env=env,
                 timeout=request.timeout,
+                earlier=request.earlier_prompts,
+                before_last=lambda: mark.__setitem__(0, len(server.fake.requests)),
             )
         else:
             run = realcli.run_codex(
@@ -67,9 +74,10 @@ def run_case(request: ModelApiRequest, script: ModelScript, binary: Path) -> Mod
         timed_out=run.timed_out,
         lines=lines,
         final=final_result(request.cli, lines),
-        requests=tuple(SeenRequest.of(r) for r in server.fake.requests),
+        requests=tuple(SeenRequest.of(r) for r in server.fake.requests[mark[0] :]),
         files=run.files,
         adaptor=adaptor_view(request, run.exit_code, run.stdout, stderr, run.timed_out),
+        earlier=run.earlier,
     )
 
 
@@ -100,47 +108,20 @@ def _run_reference(
     import httpx  # noqa: PLC0415 - only the reference target needs them
     import respx  # noqa: PLC0415
 
-    from harness._ref_claude import run_claude  # noqa: PLC0415
-    from harness._ref_codex import run_codex  # noqa: PLC0415
     from providers_fake.api._respx import ANTHROPIC_BASE_URL, OPENAI_BASE_URL  # noqa: PLC0415
 
-    # Per CLI: where its API lives and how its model is called.
-    models: dict[str, tuple[str, Callable[[httpx.Client], Any]]] = {
-        "claude": (
-            ANTHROPIC_BASE_URL,
-            lambda client: run_claude(
-                client,
-                prompt=request.prompt,
-                schema=request.schema,
-                output_format=request.output_format,
-                fallback_model=request.fallback_model,
-                env=dict(request.env),
-                seed=seed,
-                gates=dict(request.gates),
-                refusal_fallback_model=request.refusal_fallback_model,
-                resumed_calls=request.resumed_calls,
-                allowed_tools=request.allowed_tools,
-                cwd=workdir,
-            ),
-        ),
-        "codex": (
-            OPENAI_BASE_URL,
-            lambda client: run_codex(
-                client,
-                prompt=request.prompt,
-                schema=request.schema,
-                model=CODEX_MODEL,
-                env=dict(request.env),
-                seed=seed,
-            ),
-        ),
+    # Per CLI: where its API lives and how its reference model is run.
+    models: dict[str, tuple[str, Callable[..., _Session]]] = {
+        "claude": (ANTHROPIC_BASE_URL, _claude_session),
+        "codex": (OPENAI_BASE_URL, _codex_session),
     }
     base, model = models[request.cli]
     fake = ScriptedModelAPI(script)
     with respx.mock(assert_all_called=False) as router, httpx.Client() as client:
         install_respx(router, fake, base)
-        run = model(client)
+        session = model(client, request, seed, workdir, fake)
         files = realcli.workdir_files(workdir)
+    run = session.run
     lines = parse_lines(run.stdout)
     return ModelApiOutcome(
         cli=request.cli,
@@ -150,6 +131,71 @@ def _run_reference(
         adaptor=adaptor_view(request, run.exit_code, run.stdout, run.stderr, False),
         lines=lines,
         final=final_result(request.cli, lines),
-        requests=tuple(SeenRequest.of(r) for r in fake.requests),
+        requests=tuple(SeenRequest.of(r) for r in fake.requests[session.mark :]),
         files=files,
+        earlier=session.earlier,
     )
+
+
+@dataclass(frozen=True)
+class _Session:
+    """The observed run of a reference model, after ``mark`` requests of earlier turns."""
+
+    run: Any
+    mark: int = 0
+    earlier: tuple[int, ...] = ()
+
+
+def _claude_session(
+    client: httpx.Client,
+    request: ModelApiRequest,
+    seed: str,
+    workdir: Path,
+    fake: ScriptedModelAPI,
+) -> _Session:
+    from harness._ref_claude import run_claude  # noqa: PLC0415
+
+    def turn(prompt: str, resumed: tuple[dict[str, Any], ...]) -> Any:
+        return run_claude(
+            client,
+            prompt=prompt,
+            schema=request.schema,
+            output_format=request.output_format,
+            fallback_model=request.fallback_model,
+            env=dict(request.env),
+            seed=seed,
+            gates=dict(request.gates),
+            refusal_fallback_model=request.refusal_fallback_model,
+            resumed=resumed,
+            allowed_tools=request.allowed_tools,
+            cwd=workdir,
+        )
+
+    conversation: tuple[dict[str, Any], ...] = ()
+    codes: list[int] = []
+    for prompt in request.earlier_prompts:  # one session, each turn resuming the last
+        earlier = turn(prompt, conversation)
+        codes.append(earlier.exit_code)
+        conversation = earlier.conversation
+    mark = len(fake.requests)
+    return _Session(turn(request.prompt, conversation), mark, tuple(codes))
+
+
+def _codex_session(
+    client: httpx.Client,
+    request: ModelApiRequest,
+    seed: str,
+    workdir: Path,
+    fake: ScriptedModelAPI,
+) -> _Session:
+    from harness._ref_codex import run_codex  # noqa: PLC0415
+
+    run = run_codex(
+        client,
+        prompt=request.prompt,
+        schema=request.schema,
+        model=CODEX_MODEL,
+        env=dict(request.env),
+        seed=seed,
+    )
+    return _Session(run)

@@ -19,14 +19,16 @@ decisions are this module's.
 Beyond the captures, from seed 004 and probes of the real binary: the schema
 size guard and ``$async`` (SCH-10, in `providers_fake._schemaflag`); a stream
 cut before ``message_stop`` is retried whole and its partial calls never count;
-a ``refusal`` stop ends the run in error without the object.  Modelled from the
-seed alone, because they need remote configuration the real binary cannot be
-given offline (scenarios with them skip the real target and say why): the
-strict wire schema behind the ``tengu_structured_output_strict`` gate
-(`harness._strict`, LOOP-09), the Foundry capability memory that strips it
-(LOOP-10), the refusal fallback that tombstones the refused model's messages,
-counts their StructuredOutput calls and retracts their objects (LOOP-11, 13),
-and per-turn attempt counting over a resumed history (LOOP-12).
+prose broken by an SSE error is resumed three times; a ``refusal`` stop is
+continued once, then ends the run in error without the object; allowed Bash
+calls run for real; a ``--resume`` turn counts only its own calls (LOOP-12).
+Modelled from the seed alone, because they need remote configuration the real
+binary cannot be given offline (scenarios with them skip the real target and
+say why): the strict wire schema behind the ``tengu_structured_output_strict``
+gate (`harness._strict`, LOOP-09), the Foundry capability memory that strips
+it (LOOP-10), and the refusal fallback that tombstones the refused model's
+messages, counts their StructuredOutput calls and retracts their objects
+(LOOP-11, 13).
 
 Rules no capture pins, chosen here and tested as the model's own: a 529
 without ``--fallback-model`` (and a 429 / 5xx) gives up to 10 ``api_retry``
@@ -80,6 +82,8 @@ class ClaudeRun:
     exit_code: int
     stdout: bytes
     stderr: str
+    #: The session's messages after this turn, as a ``--resume`` would send them.
+    conversation: tuple[dict[str, Any], ...] = ()
 
     @property
     def lines(self) -> list[object]:
@@ -103,7 +107,8 @@ class _Settings:
     fallback: str | None = None
     refusal_fallback: str | None = None
     gates: Mapping[str, bool] = field(default_factory=dict)
-    resumed_calls: int = 0
+    #: The session's earlier turns (a ``--resume``), sent before this turn's prompt.
+    resumed: tuple[dict[str, Any], ...] = ()
     allowed_tools: tuple[str, ...] = ()
     #: Where tools run (the CLI's working directory).
     cwd: Path | None = None
@@ -117,8 +122,7 @@ class _Loop:
         self.url = base_url.rstrip("/") + MESSAGES_PATH
         self.renderer = renderer
         self.settings = settings
-        #: A resumed session's earlier turns, sent before this turn's prompt.
-        self.resumed = wire.resumed(settings.resumed_calls)
+        self.resumed = list(settings.resumed)
         self.history: list[dict[str, Any]] = []
         #: The deployment said it has no structured outputs: strict is stripped from now on.
         self.foundry_gap = False
@@ -354,7 +358,7 @@ def run_claude(
     seed: str = "reference",
     gates: Mapping[str, bool] | None = None,
     refusal_fallback_model: str | None = None,
-    resumed_calls: int = 0,
+    resumed: Sequence[dict[str, Any]] = (),
     allowed_tools: Sequence[str] = (),
     cwd: Path | None = None,
 ) -> ClaudeRun:
@@ -362,6 +366,8 @@ def run_claude(
     One ``claude -p`` run against the model API behind ``client``.
 
     ``verbose`` defaults to what ``output_format`` needs (stream-json requires it).
+    ``resumed`` is an earlier run's `ClaudeRun.conversation`: this run resumes
+    that session, and only this turn's calls count against its budget.
     """
     env = dict(env or {})
     argv = ["-p", prompt, "--json-schema", schema, "--output-format", output_format]
@@ -392,13 +398,16 @@ def run_claude(
         fallback_model,
         refusal_fallback_model,
         dict(gates or {}),
-        resumed_calls,
+        tuple(resumed),
         tuple(allowed_tools),
         cwd,
     )
     loop = _Loop(client, base_url, renderer, settings)
     loop.run(prompt, cast("dict[str, Any]", parse_quietly(schema)), renderer.model)
-    return ClaudeRun(renderer.finish(), _stream(out, "stdout"), _stream(out, "stderr").decode())
+    prompted = wire.asked(prompt, resumed=bool(resumed))
+    conversation = wire.closed([*resumed, prompted, *loop.history])
+    stdout, stderr = _stream(out, "stdout"), _stream(out, "stderr").decode()
+    return ClaudeRun(renderer.finish(), stdout, stderr, tuple(conversation))
 
 
 def _stream(out: Output, name: str) -> bytes:

@@ -19,8 +19,6 @@ from typing import Any, cast
 
 import httpx
 
-from providers_fake import _claude_data as data
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, Sequence
@@ -59,7 +57,7 @@ def request_body(  # noqa: PLR0917 - one call site, each argument a different th
 ) -> dict[str, object]:
     messages: list[dict[str, Any]] = [
         *(json.loads(json.dumps(m)) for m in resumed),
-        {"role": "user", "content": [{"type": "text", "text": prompt}]},
+        asked(prompt, resumed=bool(resumed)),
         *(json.loads(json.dumps(m)) for m in history),
     ]
     if isinstance(messages[-1]["content"], str):  # sent as a block to carry the cache mark
@@ -184,13 +182,26 @@ def calls(messages: Sequence[dict[str, Any]]) -> int:
     )
 
 
-def resumed(calls: int) -> list[dict[str, Any]]:
-    """A resumed session's history: ``calls`` earlier StructuredOutput calls and their results."""
-    history: list[dict[str, Any]] = []
-    for number in range(calls):
-        tool_id = f"toolu_resumed_{number}"
-        call = {"type": "tool_use", "id": tool_id, "name": TOOL_NAME, "input": {}}
-        history.append({"role": "assistant", "content": [call]})
-        result = {"type": "tool_result", "tool_use_id": tool_id, "content": data.TOOL_ACCEPTED}
-        history.append({"role": "user", "content": [result]})
-    return history
+#: What a resumed session's transcript holds after a turn that ended on a tool
+#: result (an acknowledged StructuredOutput call, say): the CLI closes it with
+#: this assistant text before the next prompt.
+NO_RESPONSE = "No response requested."
+
+
+def asked(prompt: str, *, resumed: bool) -> dict[str, Any]:
+    """
+    The prompt's message.  A resumed turn's prompt goes as plain string content
+    (a block only while it is last and carries the cache mark); the first
+    turn's is a block list (where the CLI also puts its reminders).
+    """
+    if resumed:
+        return {"role": "user", "content": prompt}
+    return {"role": "user", "content": [{"type": "text", "text": prompt}]}
+
+
+def closed(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A finished turn's messages as the next turn of the session sends them."""
+    out = [json.loads(json.dumps(m)) for m in messages]
+    if out and out[-1]["role"] == "user":
+        out.append({"role": "assistant", "content": [{"type": "text", "text": NO_RESPONSE}]})
+    return out

@@ -40,7 +40,7 @@ _CLAUDE_ONLY = (
     "fallback_model",
     "gates",
     "refusal_fallback_model",
-    "resumed_calls",
+    "earlier_prompts",
     "allowed_tools",
 )
 
@@ -141,8 +141,7 @@ class ModelApi:
         lines += [f"  gate {name}: {value}" for name, value in request.gates]
         if request.refusal_fallback_model:
             lines.append(f"  refusal fallback model: {request.refusal_fallback_model}")
-        if request.resumed_calls:
-            lines.append(f"  resumed session with {request.resumed_calls} StructuredOutput call(s)")
+        lines += [f"  an earlier turn, resumed: {prompt!r}" for prompt in request.earlier_prompts]
         if request.fallback_model:
             lines.append(f"  fallback model: {request.fallback_model}")
         lines.append("model script (one step per request):")

@@ -22,12 +22,12 @@ import signal
 import subprocess
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
 CLAUDE_PACKAGE, CLAUDE_VERSION = "@anthropic-ai/claude-code", "2.1.328"
 CODEX_PACKAGE, CODEX_VERSION = "@openai/codex", "0.169.0"
@@ -111,6 +111,8 @@ class RealRun:
     timed_out: bool
     #: The files the run left in its working directory (relative path, text), sorted.
     files: tuple[tuple[str, str], ...] = ()
+    #: Exit codes of the earlier runs of the same session (see `run_claude`).
+    earlier: tuple[int, ...] = ()
 
 
 def _base_env(work: Path, extra: Mapping[str, str] | None) -> dict[str, str]:
@@ -138,12 +140,26 @@ def run_claude(
     args: Sequence[str] = (),
     env: Mapping[str, str] | None = None,
     timeout: float = DEFAULT_TIMEOUT,
+    earlier: Sequence[str] = (),
+    before_last: Callable[[], object] | None = None,
 ) -> RealRun:
-    """``claude -p PROMPT --json-schema SCHEMA --output-format F [--verbose] ARGS`` offline."""
-    argv = [str(binary), "-p", prompt, "--json-schema", schema, "--output-format", output_format]
-    if output_format == "stream-json":
-        argv.append("--verbose")  # the CLI refuses stream-json in print mode without it
-    argv.extend(args)
+    """
+    ``claude -p PROMPT --json-schema SCHEMA --output-format F [--verbose] ARGS`` offline.
+
+    With ``earlier`` prompts, each is first run the same way in the same HOME
+    and working directory, one session resumed from the next (``--resume``),
+    and the returned run resumes it too: a session with earlier turns.  The
+    earlier runs' exit codes are in `RealRun.earlier`; ``before_last`` is
+    called just before the returned run starts (to tell its requests apart).
+    """
+
+    def _claude_argv(turn: str, session: str | None) -> list[str]:
+        argv = [str(binary), "-p", turn, "--json-schema", schema, "--output-format", output_format]
+        if output_format == "stream-json":
+            argv.append("--verbose")  # the CLI refuses stream-json in print mode without it
+        argv.extend(args)
+        return argv if session is None else [*argv, "--resume", session]
+
     with tempfile.TemporaryDirectory(prefix="real-claude-") as scratch:
         work = Path(scratch)
         offline = {
@@ -153,7 +169,30 @@ def run_claude(
             "DISABLE_AUTOUPDATER": "1",
         }
         full = _base_env(work, {**offline, **(env or {})})
-        return _run(argv, full, _probe(work), timeout, tty_stdin=False)
+        probe = _probe(work)
+        session: str | None = None
+        codes: list[int] = []
+        for turn in earlier:
+            run = _run(_claude_argv(turn, session), full, probe, timeout, tty_stdin=False)
+            codes.append(run.exit_code)
+            session = session_id(run.stdout) or session
+        if before_last is not None:
+            before_last()
+        run = _run(_claude_argv(prompt, session), full, probe, timeout, tty_stdin=False)
+        return replace(run, earlier=tuple(codes))
+
+
+def session_id(stdout: bytes) -> str | None:
+    """The session a ``claude -p`` run reports (json or stream-json), if any."""
+    for raw in reversed(stdout.decode(errors="replace").splitlines()):
+        try:
+            record = json.loads(raw)
+        except ValueError:
+            continue
+        found = record.get("session_id") if isinstance(record, dict) else None
+        if isinstance(found, str):
+            return found
+    return None
 
 
 def run_codex(
