@@ -152,6 +152,7 @@ VOLATILE = frozenset(
         "time_to_request_ms",
         "first_content_frame_ms",
         "retry_delay_ms",
+        "thinking_duration_ms",
         # When attempts run out, the binary's exhaustion check races its own stream,
         # so the result's token counts, costs and stop_reason depend on timing.
         "usage",

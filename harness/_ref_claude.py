@@ -294,7 +294,11 @@ class _Loop:
         outcome = "prose"
         content: list[dict[str, Any]] = []
         for block in answer.blocks:
-            if block["type"] == "text":
+            if block["type"] == "thinking":
+                self.event("thinking", block)
+                kept = {k: block.get(k, "") for k in ("type", "thinking", "signature")}
+                content.append(kept)
+            elif block["type"] == "text":
                 self.event("text", block["text"])
                 content.append({"type": "text", "text": block["text"]})
             elif block["type"] == "tool_use" and block["name"] != TOOL_NAME:

@@ -128,6 +128,11 @@ def read_answer(response: httpx.Response) -> Answer:
                     block["text"] = block.get("text", "") + delta["text"]
                 elif delta["type"] == "input_json_delta":
                     partial[event["index"]] += delta["partial_json"]
+                elif delta["type"] == "thinking_delta":
+                    block["thinking"] = block.get("thinking", "") + delta["thinking"]
+                    block.setdefault("deltas", []).append(delta["thinking"])
+                elif delta["type"] == "signature_delta":
+                    block["signature"] = delta["signature"]
             elif kind == "content_block_stop":
                 block = open_blocks.pop(event["index"])
                 if block["type"] == "tool_use":

@@ -204,6 +204,9 @@ class ClaudeRenderer(Renderer):
     def _on_tool(self, arg: object) -> None:
         _more.tool(self, dict_arg("tool", arg))
 
+    def _on_thinking(self, arg: object) -> None:
+        _more.thinking(self, dict_arg("thinking", arg))
+
     def _on_api_error_message(self, arg: object) -> None:
         if isinstance(arg, dict):
             text = str_field("api_error_message", arg, "text", data.MIDSTREAM_ERROR)
@@ -227,7 +230,9 @@ class ClaudeRenderer(Renderer):
 
     # -- assistant messages ---------------------------------------------------
 
-    def _assistant_block(self, block: dict[str, object]) -> None:
+    def _assistant_block(
+        self, block: dict[str, object], extra: dict[str, object] | None = None
+    ) -> None:
         if self.open_message is None:
             self.open_message = f"msg_{self.requests}"
             self.requests += 1
@@ -237,7 +242,8 @@ class ClaudeRenderer(Renderer):
         else:
             self.ids.advance(1, 3)
         self.state.last_block = str(block["type"])
-        self.emit(self.assistant_record(self.open_message, block))
+        record = self.assistant_record(self.open_message, block)
+        self.emit({**record, **(extra or {})})
 
     def _assistant_tool(self, tool_input: object) -> str:
         return self.tool_call("StructuredOutput", tool_input)
@@ -437,6 +443,7 @@ class ClaudeCli(Cli):
             "refusal_continue",
             "refusal_fallback",
             "tool",
+            "thinking",
         }
     )
     options = (*OPTIONS, (("-v", "--version"), "version", FLAG, "", ()))

@@ -1,12 +1,14 @@
 """
-What Claude Code prints beyond the structured-output loop: refusals and other tools.
+What Claude Code prints beyond the structured-output loop: refusals, other tools, thinking.
 
 A refusal stop is continued once with a note to the model (system/informational
 and a synthetic user line), then ends the run with a synthetic API-error
 message after system/model_refusal_no_fallback; with a refusal fallback armed
 the refused answer is retracted instead.  A tool other than StructuredOutput
 (``Bash``, say) is an assistant line and a user line with its result, and
-leaves the structured-output state alone.  The renderer calls these with
+leaves the structured-output state alone.  A thinking block is announced by a
+system/thinking_tokens line per streamed delta (a running estimate of four
+characters a token), then printed as its own assistant line.  The renderer calls these with
 itself, so that the record shapes stay where CodeBuddy can override them.
 """
 
@@ -144,3 +146,34 @@ def tool(renderer: ClaudeRenderer, fields: dict[str, object]) -> None:
         }
     )
     renderer.state.user_lines += 1
+
+
+#: Characters per token in the CLI's running estimate of a thinking block.
+CHARS_PER_TOKEN = 4
+
+
+def thinking(renderer: ClaudeRenderer, fields: dict[str, object]) -> None:
+    """A thinking block: ``{thinking, signature, deltas}`` (the pieces it streamed in)."""
+    text = str_field("thinking", fields, "thinking", "")
+    signature = str_field("thinking", fields, "signature", f"sig_{renderer.requests}")
+    deltas = fields.get("deltas", [text])
+    if not isinstance(deltas, list) or not all(isinstance(d, str) for d in deltas):
+        raise ScriptError("event 'thinking': 'deltas' must be a list of strings")
+    seen = shown = 0
+    for piece in deltas:
+        seen += len(piece)
+        estimate = -(-seen // CHARS_PER_TOKEN)
+        renderer.emit(
+            {
+                "type": "system",
+                "subtype": "thinking_tokens",
+                "estimated_tokens": estimate,
+                "estimated_tokens_delta": estimate - shown,
+                "session_id": renderer.session_id,
+                "uuid": renderer.ids.uuid4(),
+            }
+        )
+        shown = estimate
+    block: dict[str, object] = {"type": "thinking", "thinking": text, "signature": signature}
+    extra: dict[str, object] = {"thinking_duration_ms": 1, "thinking_display": "updates"}
+    renderer._assistant_block(block, extra)
