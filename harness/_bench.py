@@ -3,8 +3,10 @@ The benchmark: what a scenario costs, and what a fake CLI costs to start.
 
 Prints figures rather than asserting them: in-process and subprocess
 scenarios per second over the agent-cli catalogue, the in-process cost per
-scenario, and the median start-up time of each fake CLI beside a bare
-``python -c pass`` from the same interpreter.
+scenario, the median start-up time of each fake CLI beside a bare
+``python -c pass`` from the same interpreter, and what one real-CLI
+model-api scenario costs bare (loopback fake plus the binary), through the
+harness in process, and as a whole ``harness run`` command.
 """
 
 from __future__ import annotations
@@ -16,13 +18,17 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import cast
 
 import providers_fake
 from harness import _loader, _targets
 from harness._execute import execute
 from harness._launch import EXECUTABLES, find_executable
+from harness._model_api import ModelApiRequest
+from harness._model_run import model_script, run_case
 from harness._scenario import Scenario, Seam
 from harness._targets import Target
+from providers_fake.api import realcli
 
 _STARTS = 40
 
@@ -106,6 +112,46 @@ def main(path: str, repeat: int) -> int:
     print(f"start-up medians over {_STARTS} runs:")
     for name, ms in figures.items():
         print(f"  {name:20} {ms:7.2f} ms  ({ms / bare:.2f}x bare python)")
+    bad2 += real_cli(path)
     if bad or bad2:
         print(f"warning: {bad + bad2} case(s) did not pass during the benchmark")
     return 0
+
+
+#: The model-api scenario the real-CLI figures are taken on, and how often.
+REAL_SCENARIO, REAL_RUNS = "model-claude-happy-json", 5
+
+
+def real_cli(path: str) -> int:
+    """Median seconds of one real-CLI scenario three ways; the number of failures."""
+    if not realcli.enabled():
+        print(f"real CLI: not measured ({realcli.SWITCH_ENV}=off)")
+        return 0
+    loaded = _loader.load([Path(path)])
+    scenario = next((s for s in loaded.scenarios if s.id == REAL_SCENARIO), None)
+    if scenario is None:
+        print(f"real CLI: not measured ({REAL_SCENARIO} is not under {path})")
+        return 0
+    request = cast(ModelApiRequest, scenario.request)
+    binary = realcli.locate(request.cli)
+    target = _targets.create("real")
+    bare, harnessed, whole, failures = [], [], [], 0
+    with tempfile.TemporaryDirectory() as reports:
+        command = [sys.executable, "-m", "harness", "run", str(scenario.path), "--target", "real"]
+        command += ["-k", scenario.id, "--reports", reports, "-n", "0"]
+        for _ in range(REAL_RUNS):
+            start = time.perf_counter()
+            run_case(request, model_script(scenario), binary)
+            bare.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            failures += execute(scenario, target).status != "passed"
+            harnessed.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            done = subprocess.run(command, capture_output=True, timeout=300, check=False)
+            whole.append(time.perf_counter() - start)
+            failures += done.returncode != 0
+    print(f"real CLI, {REAL_SCENARIO}, medians of {REAL_RUNS} (claude {realcli.CLAUDE_VERSION}):")
+    print(f"  bare (loopback fake + binary):   {statistics.median(bare):.3f} s")
+    print(f"  through the harness, in process: {statistics.median(harnessed):.3f} s")
+    print(f"  whole `harness run` command:     {statistics.median(whole):.3f} s")
+    return failures
