@@ -31,8 +31,11 @@ from harness.exceptions import Problem
 REPORT_VERSION = 2
 
 #: Clause families every one of whose clauses needs a scenario, per seam.
-_REQUIRED_FAMILIES = ("SCH", "NEG", "PV", "CDX", "CLA", "DEC", "POL", "CUR", "CBY", "THR", "T3")
-_GATED_SEAMS = ("agent-cli", "service-api")
+_REQUIRED_FAMILIES = (
+    *("SCH", "NEG", "PV", "CDX", "CLA", "DEC", "POL", "CUR", "CBY"),
+    *("THR", "T3", "LOOP"),
+)
+_GATED_SEAMS = ("agent-cli", "service-api", "model-api")
 _SYMBOL = {"passed": "pass", "failed": "FAIL", "errored": "ERROR", "skipped": "skip"}
 #: Verdicts against a target's baseline, counted beside the statuses.
 VERDICTS = ("expected", "regression", "stale")

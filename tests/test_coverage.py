@@ -39,6 +39,17 @@ def test_foundation_families_are_what_the_coverage_gate_checks() -> None:
     assert "CDX-06" not in gated  # a model-api clause, covered by that seam
 
 
+def test_the_model_api_clauses_are_gated_too() -> None:
+    gated = {
+        c.id
+        for c in registry().values()
+        if c.family in _report._REQUIRED_FAMILIES and c.seam in _report._GATED_SEAMS
+    }
+    loop = {c.id for c in registry().values() if c.family == "LOOP"}
+    assert len(loop) == 16
+    assert loop | {"SCH-09", "SCH-10", "CDX-06"} <= gated
+
+
 def test_registry_matches_contracts() -> None:
     if not CONTRACTS.exists():
         pytest.fail(f"{CONTRACTS} is missing: the registry cannot be checked against it")
