@@ -15,14 +15,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-
-from harness import _yamlpos
+from harness import _yamlfile
 from harness._execute import CaseResult
 from harness.exceptions import Problem
 
@@ -48,39 +44,13 @@ class Baseline:
         return tuple(e for e in self.entries if e.scenario == scenario)
 
 
-@cache
-def _validator() -> jsonschema.Draft202012Validator:
-    text = resources.files("harness").joinpath("schemas/baseline.schema.json").read_text()
-    return jsonschema.Draft202012Validator(json.loads(text))
-
-
-def _field(path: tuple[str | int, ...]) -> str:
-    out = ""
-    for part in path:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
-    return out
-
-
 def load(path: Path, known: Iterable[str]) -> tuple[Baseline | None, list[Problem]]:
     """Read a baseline file; problems point at file, line and field."""
-    problems: list[Problem] = []
-    name = str(path)
-    try:
-        located = _yamlpos.load(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        return None, [Problem(name, 1, 1, "", f"cannot read baseline: {error}")]
-    except _yamlpos.YAMLProblem as error:
-        return None, [Problem(name, error.line, error.column, _field(error.path), error.message)]
-
-    def problem(where: tuple[str | int, ...], message: str) -> None:
-        line, column = located.where(where)
-        problems.append(Problem(name, line, column, _field(where), message))
-
-    doc: Any = located.value
-    for invalid in _validator().iter_errors(doc):
-        problem(tuple(invalid.absolute_path), invalid.message)
-    if problems:
-        return None, problems
+    checked = _yamlfile.read(path, "baseline.schema.json", "baseline")
+    if checked.doc is None:
+        return None, checked.problems
+    doc: Any = checked.doc
+    problem, problems = checked.problem, checked.problems
     scenarios = set(known)
     seen: dict[tuple[str, str | None], int] = {}
     for i, raw in enumerate(doc["known_failures"]):

@@ -21,17 +21,12 @@ entries of a baseline do.  Everything here is a pure function of results.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
-from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-
-from harness import _yamlpos
+from harness import _yamlfile
 from harness._execute import CaseResult
 from harness._model_api import ModelApiOutcome, show_value, stable
 from harness.exceptions import Problem
@@ -344,19 +339,6 @@ def judge(found: Iterable[Pair], entries: Iterable[Entry] = ()) -> Differential:
     return Differential(tuple(judged), ordered, tuple(stale))
 
 
-@cache
-def _validator() -> jsonschema.Draft202012Validator:
-    text = resources.files("harness").joinpath("schemas/differential.schema.json").read_text()
-    return jsonschema.Draft202012Validator(json.loads(text))
-
-
-def _field(path: tuple[str | int, ...]) -> str:
-    out = ""
-    for part in path:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
-    return out
-
-
 def load(
     path: Path, known: Iterable[str] | None = None
 ) -> tuple[tuple[Entry, ...] | None, list[Problem]]:
@@ -365,24 +347,11 @@ def load(
     line each.  With ``known`` (the model-api scenarios of the whole
     catalogue), an entry naming any other scenario is a problem too.
     """
-    problems: list[Problem] = []
-    name = str(path)
-    try:
-        located = _yamlpos.load(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        return None, [Problem(name, 1, 1, "", f"cannot read expectations: {error}")]
-    except _yamlpos.YAMLProblem as error:
-        return None, [Problem(name, error.line, error.column, _field(error.path), error.message)]
-
-    def problem(where: tuple[str | int, ...], message: str) -> None:
-        line, column = located.where(where)
-        problems.append(Problem(name, line, column, _field(where), message))
-
-    doc: Any = located.value
-    for invalid in _validator().iter_errors(doc):
-        problem(tuple(invalid.absolute_path), invalid.message)
-    if problems:
-        return None, problems
+    checked = _yamlfile.read(path, "differential.schema.json", "expectations")
+    if checked.doc is None:
+        return None, checked.problems
+    doc: Any = checked.doc
+    problem, problems = checked.problem, checked.problems
     scenarios = None if known is None else set(known)
     seen: dict[str, int] = {}
     for i, raw in enumerate(doc["entries"]):

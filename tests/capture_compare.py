@@ -120,3 +120,19 @@ def _kind(value: object) -> str:
     if isinstance(value, str):
         return "string"
     return "array" if isinstance(value, list) else "object"
+
+
+#: The schema each capture was taken with, where it was not the diagnosis schema.
+CAPTURE_SCHEMAS = {
+    "claude-schema-not-json": "not json",
+    "claude-schema-array": '[{"type":"object"}]',
+    "claude-schema-invalid": '{"type":"foo"}',
+    "claude-schema-top-array": '{"type":"array","items":{"type":"integer"}}',
+    "claude-schema-format-email": json.dumps(
+        {
+            "type": "object",
+            "properties": {"email": {"type": "string", "format": "email"}},
+            "required": ["email"],
+        }
+    ),
+}

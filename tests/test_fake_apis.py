@@ -27,7 +27,7 @@ import respx
 
 from providers_fake import api
 from providers_fake.api import realcli
-from tests.capture_compare import compare_to_capture
+from tests.capture_compare import CAPTURE_SCHEMAS, compare_to_capture
 
 ROOT = Path(__file__).resolve().parent.parent
 CAPTURES = Path(os.environ.get("HARNESS_CAPTURES", str(ROOT.parent / "shared" / "captures")))
@@ -414,19 +414,7 @@ def test_respx_serves_async_clients_with_delay_and_cut() -> None:
 # when stdout starts with system/init), the schema, and the flags or environment a
 # case needed.  The fallback model is not in the captures' README; without
 # --fallback-model the CLI gives up after three 529s instead of switching models.
-SCHEMAS = {
-    "claude-schema-not-json": "not json",
-    "claude-schema-array": '[{"type":"object"}]',
-    "claude-schema-invalid": '{"type":"foo"}',
-    "claude-schema-top-array": '{"type":"array","items":{"type":"integer"}}',
-    "claude-schema-format-email": json.dumps(
-        {
-            "type": "object",
-            "properties": {"email": {"type": "string", "format": "email"}},
-            "required": ["email"],
-        }
-    ),
-}
+SCHEMAS = CAPTURE_SCHEMAS
 ENV = {"claude-exhausted-env2": {"MAX_STRUCTURED_OUTPUT_RETRIES": "2"}}
 ARGS = {"claude-overload-fallback": ["--fallback-model", "claude-sonnet-5"]}
 # Values the CLI draws at random (a retry's jittered backoff), beyond capture_compare's list.

@@ -23,6 +23,7 @@ from harness._fullstack import Asked, adapt
 from harness._outcome import Outcome
 from providers_fake import api
 from providers_fake.api import realcli
+from tests.capture_compare import CAPTURE_SCHEMAS
 
 ROOT = Path(__file__).resolve().parent.parent
 CAPTURES = Path(os.environ.get("HARNESS_CAPTURES", str(ROOT.parent / "shared" / "captures")))
@@ -31,19 +32,7 @@ VALUE = {"cause": "missing dependency", "fixes": ["pip install x"]}
 
 # The schema each capture was taken with when it was not the diagnosis schema
 # (as in tests/test_fake_apis.py), and the captures taken with stream-json.
-SCHEMAS = {
-    "claude-schema-not-json": "not json",
-    "claude-schema-array": '[{"type":"object"}]',
-    "claude-schema-invalid": '{"type":"foo"}',
-    "claude-schema-top-array": '{"type":"array","items":{"type":"integer"}}',
-    "claude-schema-format-email": json.dumps(
-        {
-            "type": "object",
-            "properties": {"email": {"type": "string", "format": "email"}},
-            "required": ["email"],
-        }
-    ),
-}
+SCHEMAS = CAPTURE_SCHEMAS
 STREAM_JSON = frozenset(
     {
         "claude-exhausted",
