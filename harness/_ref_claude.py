@@ -114,6 +114,24 @@ class _Settings:
     cwd: Path | None = None
 
 
+@dataclass
+class _Turn:
+    """The loop's counters for one turn."""
+
+    model: str
+    #: StructuredOutput attempts this turn may make (MAX_STRUCTURED_OUTPUT_RETRIES).
+    allowed: int
+    effort: str = "medium"
+    failures: int = 0  # failing requests retried
+    overloads: int = 0  # consecutive 529s towards the fallback model
+    foundry: int = 0  # Foundry 400s retried
+    cuts: int = 0  # streams cut before message_stop, retried whole
+    retracted: int = 0  # StructuredOutput calls tombstoned by a refusal fallback
+    resumes: int = 0  # prose streams resumed after an SSE error
+    reminded: bool = False  # the enforce reminder was sent
+    continued: bool = False  # a refusal stop was continued
+
+
 class _Loop:
     def __init__(
         self, client: httpx.Client, base_url: str, renderer: ClaudeRenderer, settings: _Settings
@@ -146,100 +164,112 @@ class _Loop:
         return wire.tool_definition(schema, derived.schema)
 
     def run(self, prompt: str, schema: dict[str, Any], model: str) -> None:
-        fallback = self.settings.fallback
-        effort, failures, overloads, foundry, cuts = "medium", 0, 0, 0, 0
-        retracted, reminded, continued, resumed = 0, False, False, 0
-        allowed = self.attempts_allowed()
+        turn = _Turn(model, self.attempts_allowed())
         self.event("init")
         while True:
             tool = self.tool(schema)
-            body = wire.request_body(model, effort, prompt, self.history, tool, self.resumed)
+            body = wire.request_body(
+                turn.model, turn.effort, prompt, self.history, tool, self.resumed
+            )
             with self.client.stream("POST", self.url, json=body, headers=wire.HEADERS) as response:
                 if response.status_code >= 400:
                     response.read()
-                    status = response.status_code
-                    kind, message = wire.error_of(response)
-                    if status == 529 and fallback is not None:
-                        overloads += 1
-                        if overloads >= OVERLOADS_BEFORE_FALLBACK:
-                            self.event("model_fallback", {"from": model, "to": fallback})
-                            model, effort, overloads, failures = fallback, "high", 0, 0
-                            continue
-                    if FOUNDRY_WORDING in message:
-                        if tool.get("strict") is True:
-                            self.foundry_gap = True  # remembered; the retry goes without strict
-                            continue
-                        if foundry < FOUNDRY_REQUESTS - 1:
-                            foundry += 1
-                            continue
-                    if _retryable(status) and failures < MAX_API_RETRIES - cuts:
-                        failures += 1
-                        retry = {"attempt": failures, "status": status}
-                        self.event("api_retry", {**retry, "max_retries": MAX_API_RETRIES - cuts})
+                    if self.failed(turn, tool, response):
                         continue
-                    self.event(
-                        "api_error_message",
-                        {"text": f"API Error: {status} {message}", "error": "unknown"},
-                    )
-                    self.event(
-                        "result",
-                        {"is_error": True, "api_error_status": status, "api_error_type": kind},
-                    )
                     return
                 answer = wire.read_answer(response)
-            if answer.truncated and not answer.midstream_error and cuts < MAX_API_RETRIES:
-                cuts += 1  # the partial message never enters the conversation
-                self.event("api_retry", {"attempt": cuts, "status": None})
-                continue
-            failures = overloads = 0
-            mark = len(self.history)
-            outcome = self.answered(answer, schema)
-            if answer.stop_reason == "refusal":
-                target = self.settings.refusal_fallback
-                if not continued and outcome != "accepted" and target is None:
-                    continued = True  # once per turn, with a note to the model
-                    self.event("refusal_continue", {"message_id": answer.message_id})
-                    self.note(data.REFUSAL_NOTICE)
-                    continue
-                if target is None or target == model:
-                    self.event("refusal", {"message_id": answer.message_id, "model": model})
-                    self.event("result", {"refused": True})
-                    return
-                retracted += self.retract(mark, model, target)
-                model = target
-                continue
-            if answer.midstream_error and outcome == "prose":
-                if resumed < MIDSTREAM_RESUMES:
-                    resumed += 1  # the model is asked to pick up where the stream broke
-                    self.event("enforce_reminder", data.CUT_OFF_NOTICE)
-                    self.history.append({"role": "user", "content": data.CUT_OFF_NOTICE})
-                    continue
-                self.event("api_error_message")
-                self.event("result", {"is_error": True})
+            if self.settled(turn, answer, schema):
                 return
-            if outcome == "accepted":
-                if answer.midstream_error:
-                    self.event("api_error_message")
-                self.event("result", {})
-                return
-            if outcome == "rejected":
-                if self.attempts() + retracted >= allowed:
-                    self.event("result", {"subtype": "error_max_structured_output_retries"})
-                    return
-                continue
-            if outcome == "working":
-                continue
-            if reminded:
-                if retracted:  # the only objects of the turn were retracted (LOOP-13)
-                    self.event("result", {"subtype": "error_max_structured_output_retries"})
-                else:
-                    self.event("result", {})
-                return
-            reminded = True
-            self.event("enforce_reminder")
-            self.history.append(
-                {"role": "user", "content": [{"type": "text", "text": data.ENFORCE_REMINDER}]}
+
+    def failed(self, turn: _Turn, tool: dict[str, object], response: httpx.Response) -> bool:
+        """An HTTP error: True to send the request again, False when the run has ended."""
+        status = response.status_code
+        kind, message = wire.error_of(response)
+        fallback = self.settings.fallback
+        if status == 529 and fallback is not None:
+            turn.overloads += 1
+            if turn.overloads >= OVERLOADS_BEFORE_FALLBACK:
+                self.event("model_fallback", {"from": turn.model, "to": fallback})
+                turn.model, turn.effort, turn.overloads, turn.failures = fallback, "high", 0, 0
+                return True
+        if FOUNDRY_WORDING in message:
+            if tool.get("strict") is True:
+                self.foundry_gap = True  # remembered; the retry goes without strict
+                return True
+            if turn.foundry < FOUNDRY_REQUESTS - 1:
+                turn.foundry += 1
+                return True
+        budget = MAX_API_RETRIES - turn.cuts
+        if _retryable(status) and turn.failures < budget:
+            turn.failures += 1
+            self.event(
+                "api_retry", {"attempt": turn.failures, "status": status, "max_retries": budget}
             )
+            return True
+        self.event(
+            "api_error_message", {"text": f"API Error: {status} {message}", "error": "unknown"}
+        )
+        self.event("result", {"is_error": True, "api_error_status": status, "api_error_type": kind})
+        return False
+
+    def settled(self, turn: _Turn, answer: wire.Answer, schema: dict[str, Any]) -> bool:
+        """A 200 answer: True when the run has ended, False to ask the model again."""
+        if answer.truncated and not answer.midstream_error and turn.cuts < MAX_API_RETRIES:
+            turn.cuts += 1  # the partial message never enters the conversation
+            self.event("api_retry", {"attempt": turn.cuts, "status": None})
+            return False
+        turn.failures = turn.overloads = 0
+        mark = len(self.history)
+        outcome = self.answered(answer, schema)
+        if answer.stop_reason == "refusal":
+            return self.refused(turn, answer, outcome, mark)
+        if answer.midstream_error and outcome == "prose":
+            if turn.resumes < MIDSTREAM_RESUMES:
+                turn.resumes += 1  # the model is asked to pick up where the stream broke
+                self.event("enforce_reminder", data.CUT_OFF_NOTICE)
+                self.history.append({"role": "user", "content": data.CUT_OFF_NOTICE})
+                return False
+            self.event("api_error_message")
+            self.event("result", {"is_error": True})
+            return True
+        if outcome == "accepted":
+            if answer.midstream_error:
+                self.event("api_error_message")
+            self.event("result", {})
+            return True
+        if outcome == "rejected":
+            if self.attempts() + turn.retracted < turn.allowed:
+                return False
+            self.event("result", {"subtype": "error_max_structured_output_retries"})
+            return True
+        if outcome == "working":
+            return False
+        if not turn.reminded:
+            turn.reminded = True
+            self.event("enforce_reminder")
+            reminder = {"type": "text", "text": data.ENFORCE_REMINDER}
+            self.history.append({"role": "user", "content": [reminder]})
+            return False
+        # A second prose stop ends the turn; if its only objects were retracted, in error (LOOP-13).
+        exhausted = {"subtype": "error_max_structured_output_retries"}
+        self.event("result", exhausted if turn.retracted else {})
+        return True
+
+    def refused(self, turn: _Turn, answer: wire.Answer, outcome: str, mark: int) -> bool:
+        """A ``refusal`` stop: continued once, retried on an armed fallback, or the end."""
+        target = self.settings.refusal_fallback
+        if not turn.continued and outcome != "accepted" and target is None:
+            turn.continued = True  # once per turn, with a note to the model
+            self.event("refusal_continue", {"message_id": answer.message_id})
+            self.note(data.REFUSAL_NOTICE)
+            return False
+        if target is None or target == turn.model:
+            self.event("refusal", {"message_id": answer.message_id, "model": turn.model})
+            self.event("result", {"refused": True})
+            return True
+        turn.retracted += self.retract(mark, turn.model, target)
+        turn.model = target
+        return False
 
     def note(self, text: str) -> None:
         """A meta text for the model, joined to the last user message when there is one."""
