@@ -32,6 +32,10 @@ if TYPE_CHECKING:
     import httpx
 
 
+#: What the real run's throwaway folder is shown as.
+WORK = "<work>"
+
+
 def model_script(scenario: Scenario) -> ModelScript:
     """The fake's script for ``scenario``."""
     return ModelScript.from_json(json.loads(cast(ModelApiRequest, scenario.request).model_script))
@@ -65,8 +69,11 @@ def run_case(request: ModelApiRequest, script: ModelScript, binary: Path) -> Mod
                 env=env,
                 timeout=request.timeout,
             )
-    lines = parse_lines(run.stdout)
+    # The run's throwaway folder is in paths the CLI prints (codex names its schema file).
+    stdout = run.stdout.replace(run.workdir.encode(), WORK.encode()) if run.workdir else run.stdout
+    lines = parse_lines(stdout)
     stderr = run.stderr.decode(errors="replace")
+    stderr = stderr.replace(run.workdir, WORK) if run.workdir else stderr
     return ModelApiOutcome(
         cli=request.cli,
         exit_code=run.exit_code,
@@ -76,7 +83,7 @@ def run_case(request: ModelApiRequest, script: ModelScript, binary: Path) -> Mod
         final=final_result(request.cli, lines),
         requests=tuple(SeenRequest.of(r) for r in server.fake.requests[mark[0] :]),
         files=run.files,
-        adaptor=adaptor_view(request, run.exit_code, run.stdout, stderr, run.timed_out),
+        adaptor=adaptor_view(request, run.exit_code, stdout, stderr, run.timed_out),
         earlier=run.earlier,
     )
 

@@ -26,7 +26,7 @@ from typing import Any
 import httpx
 
 from providers_fake._base import Context
-from providers_fake._codex import CLI, CodexRenderer, _serde_message
+from providers_fake._codex import CLI, CodexRenderer, serde_message
 from providers_fake._ids import Ids
 from providers_fake._types import Output
 
@@ -36,7 +36,8 @@ if TYPE_CHECKING:
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 FORMAT_NAME = "codex_output_schema"
-SCHEMA_FILE = "schema.json"
+#: Where the schema file is, as reports show it: the real run's folder is masked as <work>.
+SCHEMA_FILE = "<work>/schema.json"
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,8 @@ def run_codex(
     try:
         schema_value = json.loads(schema)
     except ValueError as error:
-        message = f"Output schema file {SCHEMA_FILE} is not valid JSON: {_serde_message(error)}\n"
+        reason = serde_message(schema, error)
+        message = f"Output schema file {SCHEMA_FILE} is not valid JSON: {reason}\n"
         return CodexRun(1, b"", message)
     argv = ["exec", "--json", "--skip-git-repo-check", "-m", model, prompt]
     parsed = CLI.parse(argv)

@@ -228,7 +228,8 @@ class CodexCli(Cli):
             try:
                 json.loads(data)
             except ValueError as error:
-                return f"Output schema file {path} is not valid JSON: {_serde_message(error)}\n", 1
+                reason = serde_message(data.decode(errors="replace"), error)
+                return f"Output schema file {path} is not valid JSON: {reason}\n", 1
         if parsed.prompt is None:
             if stdin is None:
                 return (
@@ -251,12 +252,39 @@ class CodexCli(Cli):
             return None
 
 
-def _serde_message(error: ValueError) -> str:
-    """serde_json's wording, roughly: ``expected value at line 1 column 1``."""
+def serde_message(text: str, error: ValueError) -> str:
+    """
+    serde_json's wording for the first thing it stumbles on, as codex prints it:
+    ``expected value at line 1 column 1``.  A bare word starting like ``null``,
+    ``true`` or ``false`` is read letter by letter ("expected ident" at the first
+    letter that differs); running out of text is "EOF while parsing a value" at
+    the last character; a comma before ``]`` or ``}`` is a "trailing comma".
+    """
     if not isinstance(error, json.JSONDecodeError):
         return str(error)
+    start = len(text) - len(text.lstrip())
+    for word in ("null", "true", "false"):
+        given = text[start : start + len(word)]
+        if given[:1] != word[0]:
+            continue
+        wrong = next((i for i, c in enumerate(given) if c != word[i]), None)
+        if wrong is not None:
+            return f"expected ident at {_serde_place(text, start + wrong)}"
+        if len(given) < len(word):
+            return f"EOF while parsing a value at {_serde_place(text, start + len(given) - 1)}"
+    if error.pos >= len(text.rstrip()):
+        return f"EOF while parsing a value at {_serde_place(text, len(text.rstrip()) - 1)}"
+    before = text[: error.pos].rstrip()
+    if before.endswith(",") and text[error.pos : error.pos + 1] in ("]", "}"):
+        return f"trailing comma at {_serde_place(text, error.pos)}"
     message = _SERDE_WORDING.get(error.msg) or error.msg[:1].lower() + error.msg[1:]
     return f"{message} at line {error.lineno} column {error.colno}"
+
+
+def _serde_place(text: str, offset: int) -> str:
+    line = text.count("\n", 0, offset) + 1
+    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    return f"line {line} column {column}"
 
 
 CLI = CodexCli()

@@ -357,3 +357,24 @@ def test_process_reports_missing_script_without_traceback(tmp_path: Path) -> Non
     assert done.stdout == b""
     assert done.stderr.decode().startswith("fake-codebuddy: cannot read script ")
     assert b"Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        # What codex 0.169.0 printed for each (probed against the real binary).
+        ("not json", "expected ident at line 1 column 2"),
+        ("nul", "EOF while parsing a value at line 1 column 3"),
+        ("abc", "expected value at line 1 column 1"),
+        ("falsy", "expected ident at line 1 column 5"),
+        ("  nope", "expected ident at line 1 column 4"),
+        ('{"a":', "EOF while parsing a value at line 1 column 5"),
+        ("[1,]", "trailing comma at line 1 column 4"),
+    ],
+)
+def test_codex_words_a_bad_schema_file_as_serde_does(text: str, message: str) -> None:
+    from providers_fake._codex import serde_message  # noqa: PLC0415  (one test's subject)
+
+    with pytest.raises(ValueError, match=".") as caught:
+        json.loads(text)
+    assert serde_message(text, caught.value) == message

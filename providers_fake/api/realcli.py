@@ -113,6 +113,9 @@ class RealRun:
     files: tuple[tuple[str, str], ...] = ()
     #: Exit codes of the earlier runs of the same session (see `run_claude`).
     earlier: tuple[int, ...] = ()
+    #: The throwaway folder the run lived in (HOME, working directory, schema file),
+    #: gone by now; callers mask it in what the CLI printed.
+    workdir: str = ""
 
 
 def _base_env(work: Path, extra: Mapping[str, str] | None) -> dict[str, str]:
@@ -271,8 +274,17 @@ def _run(
             os.close(master)
             os.close(slave)
     seconds = time.monotonic() - started
+    files = workdir_files(cwd)
     return RealRun(
-        tuple(argv), process.returncode, stdout, stderr, seconds, timed_out, workdir_files(cwd)
+        tuple(argv),
+        process.returncode,
+        stdout,
+        stderr,
+        seconds,
+        timed_out,
+        files,
+        (),
+        str(cwd.parent),
     )
 
 
