@@ -375,6 +375,6 @@ def test_process_reports_missing_script_without_traceback(tmp_path: Path) -> Non
 def test_codex_words_a_bad_schema_file_as_serde_does(text: str, message: str) -> None:
     from providers_fake._codex import serde_message  # noqa: PLC0415  (one test's subject)
 
-    with pytest.raises(ValueError, match=".") as caught:
+    with pytest.raises(json.JSONDecodeError) as caught:
         json.loads(text)
     assert serde_message(text, caught.value) == message
