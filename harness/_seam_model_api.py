@@ -128,6 +128,9 @@ class ModelApi:
         for target, override in scenario.by_target:
             differs = "; ".join(describe(cast(ModelApiExpectation, override)))
             out.append(f"on `{target}` targets the expectation differs: {differs or 'nothing'}")
+        beyond = cast(ModelApiRequest, scenario.request).beyond_offline()
+        if beyond is not None:
+            out.append(f"the real binaries are skipped here: {beyond}")
         return out
 
     def show(self, scenario: Scenario) -> list[str]:
@@ -144,11 +147,15 @@ class ModelApi:
         lines += [f"  an earlier turn, resumed: {prompt!r}" for prompt in request.earlier_prompts]
         if request.fallback_model:
             lines.append(f"  fallback model: {request.fallback_model}")
+        beyond = request.beyond_offline()
+        if beyond is not None:
+            lines.append(f"  the real binaries are skipped: {beyond}")
         lines.append("model script (one step per request):")
         lines += [f"  - {show_value(step)}" for step in _steps(request)]
         lines.append("expect:")
+        unset = ModelApiExpectation()
         for name, value in vars(scenario.expect).items():
-            if value not in (None, False, ()):
+            if value != getattr(unset, name):  # what the case pins, is_error: false and 0 too
                 lines.append(f"  {name}: {value.text if isinstance(value, Json) else value}")
         return lines
 
