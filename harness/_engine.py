@@ -107,7 +107,7 @@ class Session:
     baselines: Path | None = None
     loaded: _loader.Loaded | None = None
     results: list[CaseResult] = field(default_factory=list)
-    baseline_problems: list[Problem] = field(default_factory=list)
+    checked: tuple[dict[str, _baseline.Baseline | None], list[Problem]] | None = None
     expected: tuple[tuple[_differential.Entry, ...], list[Problem]] | None = None
 
     def catalogue(self) -> _loader.Loaded:
@@ -157,15 +157,56 @@ class Session:
             self.expected = self.differential_expectations()
         return self.expected
 
-    def differential_failing(self) -> bool:
+    def failing(self) -> bool:
         """
-        Whether the differential fails the run: an unexplained disagreement, a
-        stale entry, or a bad expectations file (whose own failing cases
-        ``-k`` may have deselected).
+        Whether the run fails though every case it ran passed: a bad scenario,
+        baseline or expectations file (whose own failing case ``-k`` may have
+        deselected), an unexplained disagreement or a stale entry.
         """
-        if not self.results:
-            return False
-        return self.differential().failing or bool(self.expectations()[1])
+        if self.problems():
+            return True
+        return bool(self.results) and self.differential().failing
+
+    def baselines_and_problems(
+        self,
+    ) -> tuple[dict[str, _baseline.Baseline | None], list[Problem]]:
+        """
+        Each target's baseline, and every problem with the baseline files and
+        the differential expectations; read once, in whichever process asks
+        (under pytest-xdist the controller never collects the cases).
+        """
+        if self.checked is None:
+            names = {spec: _targets.shared(spec).name for spec in self.targets}
+            known = [s.id for s in self.catalogue().scenarios]
+            problems: list[Problem] = []
+            baselines: dict[str, _baseline.Baseline | None] = {}
+            if self.baselines is not None:
+                for name in names.values():
+                    baseline, found = baseline_for(self.baselines, name, known)
+                    baselines[name] = baseline
+                    problems += found
+                    if baseline is not None and baseline.target != name:
+                        path = baseline_path(self.baselines, name)
+                        problems.append(
+                            Problem(
+                                str(path),
+                                1,
+                                1,
+                                "target",
+                                f"names {baseline.target!r}, not {name!r}",
+                            )
+                        )
+            problems += self.expectations()[1]
+            self.checked = (baselines, problems)
+        return self.checked
+
+    @property
+    def baseline_problems(self) -> list[Problem]:
+        return self.baselines_and_problems()[1]
+
+    def problems(self) -> list[Problem]:
+        """Every bad file of this run: scenario files, baselines, the expectations."""
+        return [*self.catalogue().problems, *self.baseline_problems]
 
     def params(self, config: pytest.Config) -> list[Any]:
         loaded = self.catalogue()
@@ -173,29 +214,13 @@ class Session:
         for tag in tags:
             config.addinivalue_line("markers", f"{tag}: scenarios tagged {tag}")
         names = {spec: _targets.shared(spec).name for spec in self.targets}
-        known = [s.id for s in loaded.scenarios]
-        baseline_problems: list[Problem] = []
-        baselines: dict[str, _baseline.Baseline | None] = {}
-        if self.baselines is not None:
-            for name in names.values():
-                baseline, found = baseline_for(self.baselines, name, known)
-                baselines[name] = baseline
-                baseline_problems += found
-                if baseline is not None and baseline.target != name:
-                    path = baseline_path(self.baselines, name)
-                    baseline_problems.append(
-                        Problem(
-                            str(path), 1, 1, "target", f"names {baseline.target!r}, not {name!r}"
-                        )
-                    )
-        baseline_problems += self.expectations()[1]
-        self.baseline_problems = baseline_problems
+        baselines, _ = self.baselines_and_problems()
         params = [
             pytest.param(
                 Case(None, "", problem),
                 id=f"invalid:{Path(problem.file).name}:{problem.line}",
             )
-            for problem in (*loaded.problems, *baseline_problems)
+            for problem in self.problems()
         ]
         for scenario in loaded.scenarios:
             marks = [getattr(pytest.mark, tag) for tag in scenario.tags]
@@ -216,7 +241,7 @@ class Session:
 
     def summary_lines(self) -> list[str]:
         """One line per target with its counts, then any rejected scenario files."""
-        if not self.results and not (self.loaded and self.loaded.problems):
+        if not self.results and not self.problems():
             return []
         lines = []
         for target in sorted({r.target for r in self.results}):
@@ -241,9 +266,7 @@ class Session:
             f"harness: differential: stale entry for {s.entry.scenario}: {s.why}"
             for s in found.stale
         ]
-        if self.loaded is not None:
-            problems = (*self.loaded.problems, *self.baseline_problems)
-            lines += [f"harness: rejected {problem}" for problem in problems]
+        lines += [f"harness: rejected {problem}" for problem in self.problems()]
         return lines
 
     def finish(self) -> list[Path]:

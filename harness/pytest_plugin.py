@@ -105,8 +105,8 @@ class _Results:
         if hasattr(session.config, "workerinput"):
             return
         self.written = self.session.finish()
-        # An unexplained disagreement between a reference model and the real
-        # CLI, or a stale or bad differential entry, fails the run though every
-        # case passed: it is judged over all results, so only here, at the end.
-        if self.session.differential_failing() and session.exitstatus == pytest.ExitCode.OK:
+        # A bad file, an unexplained disagreement between a reference model and
+        # the real CLI, or a stale differential entry fails the run though every
+        # case it ran passed: judged over everything, so only here, at the end.
+        if self.session.failing() and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED

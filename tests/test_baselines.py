@@ -161,3 +161,21 @@ def test_baseline_naming_another_target(tmp_path: Path, capsys: pytest.CaptureFi
     (baselines / "naive.yaml").write_text("target: other\nknown_failures: []\n")
     assert _run(tmp_path, baselines) == 1
     assert "names 'other', not 'naive'" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["in-process", "xdist"])
+def test_a_bad_file_fails_a_run_that_deselects_its_case(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], workers: list[str]
+) -> None:
+    # The broken baseline's own case is deselected by -k; the run must fail anyway.
+    baselines = tmp_path / "baselines"
+    baselines.mkdir()
+    (baselines / "reference-inproc.yaml").write_text(
+        "target: reference-inproc\nknown_failures:\n  - scenario: no-such-scenario\n"
+        "    reason: typo\n"
+    )
+    argv = ["run", str(ROOT / "scenarios" / "agent-cli"), "--target", "reference-inproc"]
+    argv += ["-k", "codex-happy", "--baselines", str(baselines), "--reports", "", *workers]
+    assert main(argv) == 1
+    out = capsys.readouterr().out
+    assert "reference-inproc.yaml:3:5: known_failures[0].scenario: unknown scenario" in out
