@@ -25,15 +25,15 @@ from harness._model_api import (
     parse_lines,
 )
 from harness._scenario import Scenario
-from providers_fake.api import LoopbackServer, ScriptedModelAPI, install_respx, realcli
+from providers_fake.api import LOOPBACK, LoopbackServer, ScriptedModelAPI, install_respx, realcli
 from providers_fake.api import Script as ModelScript
 
 if TYPE_CHECKING:
     import httpx
 
 
-#: What the real run's throwaway folder is shown as.
-WORK = "<work>"
+#: What the real run's throwaway folder and the fake API's address are shown as.
+WORK, GATEWAY = "<work>", "<fake-api>"
 
 
 def model_script(scenario: Scenario) -> ModelScript:
@@ -69,11 +69,14 @@ def run_case(request: ModelApiRequest, script: ModelScript, binary: Path) -> Mod
                 env=env,
                 timeout=request.timeout,
             )
-    # The run's throwaway folder is in paths the CLI prints (codex names its schema file).
-    stdout = run.stdout.replace(run.workdir.encode(), WORK.encode()) if run.workdir else run.stdout
+    # Per-run names the CLI prints: its throwaway folder (codex names its schema
+    # file there) and the fake's port (claude names the "inference gateway").
+    masks = [(run.workdir, WORK)] if run.workdir else []
+    masks.append((f"{LOOPBACK}:{server.port}", GATEWAY))
+    stdout, stderr = run.stdout, run.stderr.decode(errors="replace")
+    for real, shown in masks:
+        stdout, stderr = stdout.replace(real.encode(), shown.encode()), stderr.replace(real, shown)
     lines = parse_lines(stdout)
-    stderr = run.stderr.decode(errors="replace")
-    stderr = stderr.replace(run.workdir, WORK) if run.workdir else stderr
     return ModelApiOutcome(
         cli=request.cli,
         exit_code=run.exit_code,

@@ -30,10 +30,11 @@ it (LOOP-10), and the refusal fallback that tombstones the refused model's
 messages, counts their StructuredOutput calls and retracts their objects
 (LOOP-11, 13).
 
-Rules no capture pins, chosen here and tested as the model's own: a 529
-without ``--fallback-model`` (and a 429 / 5xx) gives up to 10 ``api_retry``
-lines, then the API error result; a 400 other than the Foundry wording is not
-retried.  Tools other than StructuredOutput are not run.
+Three 529s without ``--fallback-model`` end the run with the CLI's "Repeated 529
+Overloaded errors" message (probed).  Rules nothing pins, chosen here and tested
+as the model's own: a 429 or another 5xx gives up to 10 ``api_retry`` lines,
+then the API error result; a 400 other than the Foundry wording is not retried;
+a tool the run may not use is refused with an error tool_result.
 """
 
 from __future__ import annotations
@@ -112,6 +113,8 @@ class _Settings:
     allowed_tools: tuple[str, ...] = ()
     #: Where tools run (the CLI's working directory).
     cwd: Path | None = None
+    #: How the CLI names a custom ANTHROPIC_BASE_URL in its overload message.
+    gateway: str = "<fake-api>"
 
 
 @dataclass
@@ -186,12 +189,14 @@ class _Loop:
         status = response.status_code
         kind, message = wire.error_of(response)
         fallback = self.settings.fallback
-        if status == 529 and fallback is not None:
+        if status == 529:
             turn.overloads += 1
-            if turn.overloads >= OVERLOADS_BEFORE_FALLBACK:
+            if turn.overloads >= OVERLOADS_BEFORE_FALLBACK and fallback is not None:
                 self.event("model_fallback", {"from": turn.model, "to": fallback})
                 turn.model, turn.effort, turn.overloads, turn.failures = fallback, "high", 0, 0
                 return True
+            if turn.overloads >= OVERLOADS_BEFORE_FALLBACK:
+                return self.overloaded(response)
         if FOUNDRY_WORDING in message:
             if tool.get("strict") is True:
                 self.foundry_gap = True  # remembered; the retry goes without strict
@@ -210,6 +215,22 @@ class _Loop:
             "api_error_message", {"text": f"API Error: {status} {message}", "error": "unknown"}
         )
         self.event("result", {"is_error": True, "api_error_status": status, "api_error_type": kind})
+        return False
+
+    def overloaded(self, response: httpx.Response) -> bool:
+        """Three 529s and no fallback model: the run ends with the CLI's own words."""
+        extra = {
+            "request_id": response.headers.get("request-id"),
+            "is_api_error_message": True,
+            "api_error_status": 529,
+            "api_error_type": "overloaded_error",
+        }
+        text = data.REPEATED_OVERLOADS.format(gateway=self.settings.gateway)
+        self.event("api_error_message", {"text": text, "error": "server_error", "extra": extra})
+        self.event(
+            "result",
+            {"is_error": True, "api_error_status": 529, "api_error_type": "overloaded_error"},
+        )
         return False
 
     def settled(self, turn: _Turn, answer: wire.Answer, schema: dict[str, Any]) -> bool:

@@ -213,9 +213,10 @@ class ClaudeRenderer(Renderer):
             error = str_field("api_error_message", arg, "error", "server_error")
         else:
             text, error = text_arg("api_error_message", arg, data.MIDSTREAM_ERROR), "server_error"
+        extra = dict_arg("api_error_message", arg.get("extra")) if isinstance(arg, dict) else {}
         self._close_message()
         self.ids.advance(3, 8)
-        self.emit(self.synthetic_record(text, error))
+        self.emit({**self.synthetic_record(text, error), **extra})
         self.state.last_text = text
         self.state.synthetic = True
 

@@ -138,3 +138,9 @@ CUT_OFF_NOTICE = (
     "Your response above was cut off mid-stream. Resume directly from where it stops \u2014 "
     "no apology, no recap. If none of it survived, answer the request from the start."
 )
+
+#: The synthetic message after three 529s with no fallback model (a custom base URL named).
+REPEATED_OVERLOADS = (
+    "API Error: Repeated 529 Overloaded errors. The API is at capacity \u2014 this is usually "
+    "temporary. Try again in a moment. If it persists, check your inference gateway ({gateway})."
+)

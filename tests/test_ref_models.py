@@ -194,12 +194,22 @@ def _result(run: Any) -> dict[str, Any]:
     return cast("dict[str, Any]", run.lines[-1])
 
 
-def test_overload_without_fallback_retries_ten_times_then_fails() -> None:
+def test_overload_without_fallback_gives_up_after_three() -> None:
+    # Probed on the real binary (model-claude-overloaded-no-fallback): two retries.
     run, fake = _run_steps({"status": 529})
+    kinds = [line.get("subtype") for line in run.lines if line.get("type") == "system"]
+    assert kinds == ["init"] + ["api_retry"] * 2
+    assert len(fake.requests) == 3
+    assert (run.exit_code, _result(run)["api_error_status"]) == (1, 529)
+    assert "Repeated 529 Overloaded errors" in _result(run)["result"]
+
+
+def test_a_server_error_is_retried_ten_times_then_fails() -> None:
+    run, fake = _run_steps({"status": 500})
     kinds = [line.get("subtype") for line in run.lines if line.get("type") == "system"]
     assert kinds == ["init"] + ["api_retry"] * 10
     assert len(fake.requests) == 11
-    assert (run.exit_code, _result(run)["api_error_status"]) == (1, 529)
+    assert (run.exit_code, _result(run)["api_error_status"]) == (1, 500)
 
 
 def test_a_server_error_is_retried_then_the_answer_counts() -> None:
