@@ -124,10 +124,22 @@ def validation_errors(schema: Mapping[str, Any], value: Any) -> list[str]:
     return [line for error in errors for line in _rendered(error)]
 
 
+def as_object(value: object) -> dict[str, Any]:
+    """
+    A tool input as the CLI validates it: spread into an object, so an array or a
+    string becomes its indices (``[1, 2]`` is ``{"0": 1, "1": 2}``) and anything
+    else that is not an object becomes ``{}`` (probed on the real binary).
+    """
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, (list, str)):
+        return {str(index): item for index, item in enumerate(value)}
+    return {}
+
+
 def check_output(schema: Mapping[str, Any], value: object) -> str | None:
     """The tool_result error for a StructuredOutput input, None when it is accepted."""
-    # A tool input reaches the validator as an object: anything else is seen as empty.
-    problems = validation_errors(schema, value if isinstance(value, dict) else {})
+    problems = validation_errors(schema, as_object(value))
     if not problems:
         return None
     return "Output does not match required schema: " + ", ".join(problems)

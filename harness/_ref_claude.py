@@ -131,6 +131,8 @@ class _Turn:
     cuts: int = 0  # streams cut before message_stop, retried whole
     retracted: int = 0  # StructuredOutput calls tombstoned by a refusal fallback
     resumes: int = 0  # prose streams resumed after an SSE error
+    cut_offs: int = 0  # answers resumed after the output token limit
+    nudged: bool = False  # an empty answer was answered with a nudge
     reminded: bool = False  # the enforce reminder was sent
     continued: bool = False  # a refusal stop was continued
 
@@ -217,6 +219,12 @@ class _Loop:
         self.event("result", {"is_error": True, "api_error_status": status, "api_error_type": kind})
         return False
 
+    def resume(self, notice: str) -> bool:
+        """Ask the model to go on where its answer was cut; the run goes on."""
+        self.event("enforce_reminder", notice)
+        self.history.append({"role": "user", "content": notice})
+        return False
+
     def overloaded(self, response: httpx.Response) -> bool:
         """Three 529s and no fallback model: the run ends with the CLI's own words."""
         extra = {
@@ -247,12 +255,24 @@ class _Loop:
         if answer.midstream_error and outcome == "prose":
             if turn.resumes < MIDSTREAM_RESUMES:
                 turn.resumes += 1  # the model is asked to pick up where the stream broke
-                self.event("enforce_reminder", data.CUT_OFF_NOTICE)
-                self.history.append({"role": "user", "content": data.CUT_OFF_NOTICE})
-                return False
+                return self.resume(data.CUT_OFF_NOTICE)
             self.event("api_error_message")
             self.event("result", {"is_error": True})
             return True
+        if answer.stop_reason == "max_tokens" and outcome == "prose":
+            if turn.cut_offs < MIDSTREAM_RESUMES:
+                turn.cut_offs += 1  # likewise after the output token limit
+                return self.resume(data.MAX_TOKENS_NOTICE)
+            extra = {"api_error": "max_output_tokens", "api_error_params": {"cut": "output_limit"}}
+            message = {"text": data.MAX_TOKENS_ERROR, "error": "max_output_tokens", "extra": extra}
+            self.event("api_error_message", message)
+            self.event("result", {"is_error": True})
+            return True
+        if not answer.blocks and not turn.nudged:
+            turn.nudged = True  # an empty answer gets one nudge before the prose rules
+            self.event("enforce_reminder", data.NO_OUTPUT_NOTICE)
+            self.history.append({"role": "user", "content": data.NO_OUTPUT_NOTICE})
+            return False
         if outcome == "accepted":
             if answer.midstream_error:
                 self.event("api_error_message")

@@ -144,3 +144,20 @@ REPEATED_OVERLOADS = (
     "API Error: Repeated 529 Overloaded errors. The API is at capacity \u2014 this is usually "
     "temporary. Try again in a moment. If it persists, check your inference gateway ({gateway})."
 )
+
+#: The synthetic user message after an answer stopped by max_tokens (resumed up to 3 times).
+MAX_TOKENS_NOTICE = (
+    "Output token limit hit. Resume directly \u2014 no apology, no recap of what you were "
+    "doing. Pick up mid-thought if that is where the cut happened. Break remaining work into "
+    "smaller pieces."
+)
+#: ... and the run's end when the fourth answer is cut as well.
+MAX_TOKENS_ERROR = (
+    "API Error: Claude's response exceeded the 128000 output token maximum. To configure this "
+    "behavior, set the CLAUDE_CODE_MAX_OUTPUT_TOKENS environment variable."
+)
+#: The synthetic user message after an answer with no content at all (once per turn).
+NO_OUTPUT_NOTICE = (
+    "[Your previous response had no visible output. Please continue and produce a "
+    "user-visible response.]"
+)
