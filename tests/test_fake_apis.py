@@ -28,6 +28,7 @@ import respx
 from providers_fake import api
 from providers_fake.api import realcli
 from tests.capture_compare import CAPTURE_SCHEMAS, compare_to_capture
+from tests.realbin import real_binary
 
 ROOT = Path(__file__).resolve().parent.parent
 CAPTURES = Path(os.environ.get("HARNESS_CAPTURES", str(ROOT.parent / "shared" / "captures")))
@@ -463,15 +464,6 @@ def _figures_from(mine: object, theirs: object) -> object:
     return mine
 
 
-def _binary(cli: str) -> Path:
-    if not realcli.enabled():
-        pytest.skip(f"{realcli.SWITCH_ENV}=off")
-    try:
-        return realcli.locate(cli)
-    except FileNotFoundError as missing:
-        pytest.fail(str(missing), pytrace=False)
-
-
 @pytest.mark.subprocess
 @pytest.mark.parametrize("name", _capture_names())
 def test_real_cli_reproduces_capture(name: str) -> None:
@@ -480,7 +472,7 @@ def test_real_cli_reproduces_capture(name: str) -> None:
     meta = json.loads((CAPTURES / f"{name}.meta.json").read_text())
     capture = (CAPTURES / f"{name}.stdout").read_bytes()
     cli = name.split("-", 1)[0]
-    binary = _binary(cli)
+    binary = real_binary(cli)
     with api.LoopbackServer(meta["model_script"]) as server:
         if cli == "claude":
             stream = capture.startswith(b'{"type":"system"')

@@ -24,6 +24,7 @@ from harness._outcome import Outcome
 from providers_fake import api
 from providers_fake.api import realcli
 from tests.capture_compare import CAPTURE_SCHEMAS
+from tests.realbin import real_binary
 
 ROOT = Path(__file__).resolve().parent.parent
 CAPTURES = Path(os.environ.get("HARNESS_CAPTURES", str(ROOT.parent / "shared" / "captures")))
@@ -225,19 +226,10 @@ def test_asks_the_pipeline_cannot_express_are_refused(
         adapt(cli, asked, 0, b"", "")
 
 
-def _binary(cli: str) -> Path:
-    if not realcli.enabled():
-        pytest.skip(f"{realcli.SWITCH_ENV}=off")
-    try:
-        return realcli.locate(cli)
-    except FileNotFoundError as missing:
-        pytest.fail(str(missing), pytrace=False)
-
-
 @pytest.mark.subprocess
 @pytest.mark.parametrize("output_format", ["json", "stream-json"])
 def test_real_claude_end_to_end(output_format: str) -> None:
-    binary = _binary("claude")
+    binary = real_binary("claude")
     prompt = "Diagnose the build failure."
     with api.LoopbackServer(api.ScriptedModelAPI([api.tool_call(VALUE)])) as server:
         run = realcli.run_claude(
