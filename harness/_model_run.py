@@ -43,32 +43,8 @@ def model_script(scenario: Scenario) -> ModelScript:
 
 def run_case(request: ModelApiRequest, script: ModelScript, binary: Path) -> ModelApiOutcome:
     """One run of the real CLI against a fresh loopback fake serving ``script``."""
-    env = dict(request.env)
-    mark = [0]  # requests made before the observed run (a resumed session's earlier turns)
     with LoopbackServer(script) as server:
-        if request.cli == "claude":
-            run = realcli.run_claude(
-                binary,
-                server.url,
-                prompt=request.prompt,
-                schema=request.schema,
-                output_format=request.output_format,
-                args=request.args(),
-                env=env,
-                timeout=request.timeout,
-                earlier=request.earlier_prompts,
-                before_last=lambda: mark.__setitem__(0, len(server.fake.requests)),
-            )
-        else:
-            run = realcli.run_codex(
-                binary,
-                server.url + "/v1",
-                prompt=request.prompt,
-                schema=request.schema,
-                model=CODEX_MODEL,
-                env=env,
-                timeout=request.timeout,
-            )
+        run, mark = _REAL[request.cli](binary, server, request)
     # Per-run names the CLI prints: its throwaway folder (codex names its schema
     # file there) and the fake's port (claude names the "inference gateway").
     masks = [(run.workdir, WORK)] if run.workdir else []
@@ -84,11 +60,57 @@ def run_case(request: ModelApiRequest, script: ModelScript, binary: Path) -> Mod
         timed_out=run.timed_out,
         lines=lines,
         final=final_result(request.cli, lines),
-        requests=tuple(SeenRequest.of(r) for r in server.fake.requests[mark[0] :]),
+        requests=tuple(SeenRequest.of(r) for r in server.fake.requests[mark:]),
         files=run.files,
         adaptor=adaptor_view(request, run.exit_code, stdout, stderr, run.timed_out),
         earlier=run.earlier,
     )
+
+
+def _real_claude(
+    binary: Path, server: LoopbackServer, request: ModelApiRequest
+) -> tuple[realcli.RealRun, int]:
+    """The real claude, and how many requests its session's earlier turns made."""
+    mark = 0
+
+    def before_last() -> None:
+        nonlocal mark
+        mark = len(server.fake.requests)
+
+    run = realcli.run_claude(
+        binary,
+        server.url,
+        prompt=request.prompt,
+        schema=request.schema,
+        output_format=request.output_format,
+        args=request.args(),
+        env=dict(request.env),
+        timeout=request.timeout,
+        earlier=request.earlier_prompts,
+        before_last=before_last,
+    )
+    return run, mark
+
+
+def _real_codex(
+    binary: Path, server: LoopbackServer, request: ModelApiRequest
+) -> tuple[realcli.RealRun, int]:
+    run = realcli.run_codex(
+        binary,
+        server.url + "/v1",
+        prompt=request.prompt,
+        schema=request.schema,
+        model=CODEX_MODEL,
+        env=dict(request.env),
+        timeout=request.timeout,
+    )
+    return run, 0
+
+
+#: How each CLI's real binary is run against the fake: the run, and the requests
+#: made before it (a resumed session's earlier turns).
+_RealRunner = Callable[[Path, LoopbackServer, ModelApiRequest], tuple[realcli.RealRun, int]]
+_REAL: dict[str, _RealRunner] = {"claude": _real_claude, "codex": _real_codex}
 
 
 def adaptor_view(
