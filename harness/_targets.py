@@ -35,7 +35,7 @@ from harness._protocol import ProtocolAdaptor
 from harness._ref_service import ReferenceService
 from harness._scenario import Request, Seam
 from harness._service_http import GRACE, Connection
-from harness.exceptions import InvalidAnswer, NoSuchTarget
+from harness.exceptions import InvalidAnswer, NoSuchTarget, ReservedTargetName
 from providers_fake.api import realcli
 
 
@@ -215,6 +215,11 @@ DEFAULT_TARGETS = ("reference",)
 
 
 _NAMED = re.compile(r"([a-z][a-z0-9-]*)=(.+)", re.DOTALL)
+#: Names a target may not take, and why.
+RESERVED = {
+    "differential": "baselines/differential.yaml holds the differential's expectations, "
+    "not a target's baseline",
+}
 
 
 def create(spec: str) -> Target:
@@ -224,6 +229,8 @@ def create(spec: str) -> Target:
     """
     named = _NAMED.fullmatch(spec)
     name, body = (named[1], named[2]) if named else (None, spec)
+    if name in RESERVED:
+        raise ReservedTargetName(name, RESERVED[name])
     kind = body.split(":", 1)[0]
     factory = KINDS.get(kind)
     if factory is None:

@@ -57,6 +57,17 @@ class NoSuchTarget(HarnessError):
 
 
 @dataclass(frozen=True)
+class ReservedTargetName(HarnessError):
+    """A ``name=spec`` target took a name the harness keeps for itself."""
+
+    name: str
+    why: str
+
+    def __str__(self) -> str:
+        return f"target name {self.name!r} is reserved: {self.why}"
+
+
+@dataclass(frozen=True)
 class MissingExecutable(HarnessError):
     """A fake provider executable is not installed where the harness looks."""
 

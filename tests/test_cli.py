@@ -110,6 +110,16 @@ def test_unknown_target_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert "Traceback" not in captured.out + captured.err
 
 
+def test_a_reserved_target_name_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    # Its baseline would be the differential's expectations file.
+    assert main(["run", str(ROOT / "scenarios"), "--target", "differential=reference"]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == (
+        "harness: target name 'differential' is reserved: baselines/differential.yaml holds "
+        "the differential's expectations, not a target's baseline\n"
+    )
+
+
 def test_python_target_that_raises_is_errored(catalogue: Loaded) -> None:
     target = _targets.create("python:tests.adaptors:explodes")
     scenario = catalogue.scenarios[0]
