@@ -23,6 +23,8 @@ class ModelApiExpectation:
     """What a conforming CLI shows; None, False and () are "not checked"."""
 
     exit_code: int | None = None
+    #: Killed at the case's timeout (the harness kills a hung CLI, exit -9).
+    timed_out: bool | None = None
     stderr_contains: str | None = None
     subtype: str | None = None
     is_error: bool | None = None
@@ -87,6 +89,8 @@ def compare(expect: ModelApiExpectation, actual: ModelApiOutcome) -> tuple[Misma
 
     if expect.exit_code is not None and expect.exit_code != actual.exit_code:
         differ("exit_code", expect.exit_code, actual.exit_code)
+    if expect.timed_out is not None and expect.timed_out != actual.timed_out:
+        differ("timed_out", expect.timed_out, actual.timed_out)
     if expect.stderr_contains is not None and expect.stderr_contains not in actual.stderr:
         differ("stderr_contains", expect.stderr_contains, actual.stderr)
     final = actual.final or {}
@@ -164,6 +168,7 @@ def expectation_of(raw: dict[str, Any]) -> ModelApiExpectation:
 
     return ModelApiExpectation(
         exit_code=raw.get("exit_code"),
+        timed_out=raw.get("timed_out"),
         stderr_contains=raw.get("stderr_contains"),
         subtype=raw.get("subtype"),
         is_error=raw.get("is_error"),
@@ -203,6 +208,9 @@ def describe(expect: ModelApiExpectation) -> list[str]:
     out: list[str] = []
     if expect.exit_code is not None:
         out.append(f"the CLI exits {expect.exit_code}")
+    if expect.timed_out is not None:
+        killed = "the run is killed at its timeout"
+        out.append(killed if expect.timed_out else "the run ends in time")
     if expect.stderr_contains is not None:
         out.append(f"stderr contains `{expect.stderr_contains.strip()}`")
     for name in ("subtype", "is_error", "terminal_reason", "result"):

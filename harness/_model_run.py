@@ -159,8 +159,8 @@ def _run_reference(
         cli=request.cli,
         exit_code=run.exit_code,
         stderr=run.stderr,
-        timed_out=False,
-        adaptor=adaptor_view(request, run.exit_code, run.stdout, run.stderr, False),
+        timed_out=run.timed_out,
+        adaptor=adaptor_view(request, run.exit_code, run.stdout, run.stderr, run.timed_out),
         lines=lines,
         final=final_result(request.cli, lines),
         requests=tuple(SeenRequest.of(r) for r in fake.requests[session.mark :]),
@@ -201,6 +201,7 @@ def _claude_session(
             resumed=resumed,
             allowed_tools=request.allowed_tools,
             cwd=workdir,
+            timeout=request.timeout,
         )
 
     conversation: tuple[dict[str, Any], ...] = ()
@@ -229,5 +230,6 @@ def _codex_session(
         model=CODEX_MODEL,
         env=dict(request.env),
         seed=seed,
+        timeout=request.timeout,
     )
     return _Session(run)

@@ -40,6 +40,7 @@ a tool the run may not use is refused with an error tool_result.
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -64,6 +65,8 @@ ANTHROPIC_BASE_URL = "https://api.anthropic.com"
 MESSAGES_PATH = "/v1/messages?beta=true"
 TOOL_NAME = wire.TOOL_NAME
 DEFAULT_ATTEMPTS = 5
+#: The exit code of a run killed at its caller's timeout (SIGKILL).
+KILLED = -9
 #: Retries of an overloaded / failing request before giving up (the api_retry lines' max).
 MAX_API_RETRIES = 10
 #: Consecutive 529s after which a given ``--fallback-model`` takes over.
@@ -85,6 +88,8 @@ class ClaudeRun:
     stderr: str
     #: The session's messages after this turn, as a ``--resume`` would send them.
     conversation: tuple[dict[str, Any], ...] = ()
+    #: Killed at the caller's timeout (exit_code is then -9, as for SIGKILL).
+    timed_out: bool = False
 
     @property
     def lines(self) -> list[object]:
@@ -115,6 +120,8 @@ class _Settings:
     cwd: Path | None = None
     #: How the CLI names a custom ANTHROPIC_BASE_URL in its overload message.
     gateway: str = "<fake-api>"
+    #: When the caller kills the run (``time.monotonic()``), if it ever does.
+    deadline: float | None = None
 
 
 @dataclass
@@ -176,7 +183,16 @@ class _Loop:
             body = wire.request_body(
                 turn.model, turn.effort, prompt, self.history, tool, self.resumed
             )
-            with self.client.stream("POST", self.url, json=body, headers=wire.HEADERS) as response:
+            left = (
+                None
+                if self.settings.deadline is None
+                else self.settings.deadline - time.monotonic()
+            )
+            if left is not None and left <= 0:
+                raise httpx.ReadTimeout("the caller's timeout passed")
+            with self.client.stream(
+                "POST", self.url, json=body, headers=wire.HEADERS, timeout=left
+            ) as response:
                 if response.status_code >= 400:
                     response.read()
                     if self.failed(turn, tool, response):
@@ -185,6 +201,15 @@ class _Loop:
                 answer = wire.read_answer(response)
             if self.settled(turn, answer, schema):
                 return
+
+    def time_left(self) -> float | None:
+        """Seconds until the caller kills the run; raises once they are up."""
+        if self.settings.deadline is None:
+            return None
+        left = self.settings.deadline - time.monotonic()
+        if left <= 0:
+            raise httpx.ReadTimeout("the caller's timeout passed")
+        return left
 
     def failed(self, turn: _Turn, tool: dict[str, object], response: httpx.Response) -> bool:
         """An HTTP error: True to send the request again, False when the run has ended."""
@@ -436,13 +461,16 @@ def run_claude(
     resumed: Sequence[dict[str, Any]] = (),
     allowed_tools: Sequence[str] = (),
     cwd: Path | None = None,
+    timeout: float | None = None,
 ) -> ClaudeRun:
     """
     One ``claude -p`` run against the model API behind ``client``.
 
     ``verbose`` defaults to what ``output_format`` needs (stream-json requires it).
     ``resumed`` is an earlier run's `ClaudeRun.conversation`: this run resumes
-    that session, and only this turn's calls count against its budget.
+    that session, and only this turn's calls count against its budget.  With
+    ``timeout`` the run is killed when it passes, as the harness kills a real
+    CLI: what was printed stays, the exit code is -9.
     """
     env = dict(env or {})
     argv = ["-p", prompt, "--json-schema", schema, "--output-format", output_format]
@@ -476,9 +504,14 @@ def run_claude(
         tuple(resumed),
         tuple(allowed_tools),
         cwd,
+        deadline=None if timeout is None else time.monotonic() + timeout,
     )
     loop = _Loop(client, base_url, renderer, settings)
-    loop.run(prompt, cast("dict[str, Any]", parse_quietly(schema)), renderer.model)
+    try:
+        loop.run(prompt, cast("dict[str, Any]", parse_quietly(schema)), renderer.model)
+    except httpx.TimeoutException:
+        stdout = _stream(out, "stdout")
+        return ClaudeRun(KILLED, stdout, _stream(out, "stderr").decode(), timed_out=True)
     prompted = wire.asked(prompt, resumed=bool(resumed))
     conversation = wire.closed([*resumed, prompted, *loop.history])
     stdout, stderr = _stream(out, "stdout"), _stream(out, "stderr").decode()

@@ -141,6 +141,8 @@ def read_answer(response: httpx.Response) -> Answer:
                 answer.blocks.append(block)
             elif kind == "message_delta":
                 answer.stop_reason = event["delta"].get("stop_reason")
+    except httpx.TimeoutException:
+        raise  # not a broken stream: the caller's time is up
     except (httpx.TransportError, ValueError, KeyError):
         pass
     answer.truncated = not stopped

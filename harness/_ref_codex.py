@@ -38,6 +38,8 @@ OPENAI_BASE_URL = "https://api.openai.com/v1"
 FORMAT_NAME = "codex_output_schema"
 #: Where the schema file is, as reports show it: the real run's folder is masked as <work>.
 SCHEMA_FILE = "<work>/schema.json"
+#: The exit code of a run killed at its caller's timeout (SIGKILL).
+KILLED = -9
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,8 @@ class CodexRun:
     exit_code: int
     stdout: bytes
     stderr: str
+    #: Killed at the caller's timeout (exit_code is then -9, as for SIGKILL).
+    timed_out: bool = False
 
 
 def text_format(schema: object) -> dict[str, object]:
@@ -99,8 +103,12 @@ def run_codex(
     env: Mapping[str, str] | None = None,
     base_url: str = OPENAI_BASE_URL,
     seed: str = "reference",
+    timeout: float | None = None,
 ) -> CodexRun:
-    """One ``codex exec --json --output-schema FILE -m MODEL PROMPT`` run."""
+    """
+    One ``codex exec --json --output-schema FILE -m MODEL PROMPT`` run; with
+    ``timeout`` it is killed when that passes (what was printed stays, exit -9).
+    """
     try:
         schema_value = json.loads(schema)
     except ValueError as error:
@@ -125,19 +133,25 @@ def run_codex(
         renderer.event(name, None)
     body = _request_body(model, prompt, schema_value)
     url = base_url.rstrip("/") + "/responses"
-    with client.stream("POST", url, json=body, headers={"authorization": "Bearer x"}) as response:
-        if response.status_code >= 400:
-            text = _http_error(response)
-            renderer.event("error", text)
-            renderer.event("turn.failed", text)
-        else:
-            _stream(renderer, response)
+    headers = {"authorization": "Bearer x"}
+    killed = False
+    try:
+        with client.stream("POST", url, json=body, headers=headers, timeout=timeout) as response:
+            if response.status_code >= 400:
+                text = _http_error(response)
+                renderer.event("error", text)
+                renderer.event("turn.failed", text)
+            else:
+                _stream(renderer, response)
+    except httpx.TimeoutException:
+        killed = True  # the caller's timeout, not codex's own: nothing more is printed
     parts = [chunk[-1] for chunk in out.chunks if chunk[0] == "stdout"]
     errors = [chunk[-1] for chunk in out.chunks if chunk[0] == "stderr"]
     return CodexRun(
-        renderer.finish(),
+        KILLED if killed else renderer.finish(),
         b"".join(p for p in parts if isinstance(p, bytes)),
         b"".join(e for e in errors if isinstance(e, bytes)).decode(),
+        timed_out=killed,
     )
 
 
@@ -180,6 +194,8 @@ def _stream(renderer: CodexRenderer, response: httpx.Response) -> None:
             elif kind == "response.completed":
                 renderer.event("turn.completed", None)
                 return
+    except httpx.TimeoutException:
+        raise
     except httpx.TransportError:
         message = f"stream disconnected before completion: {CUT_STREAM}"
         renderer.event("error", message)

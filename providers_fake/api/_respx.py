@@ -8,6 +8,8 @@ bytes.  respx resolves a response's headers synchronously, so a step's delay
 holds back the body instead (``time.sleep`` for sync clients,
 ``asyncio.sleep`` for async ones, never blocking an event loop), and a cut
 stream raises the ``httpx.RemoteProtocolError`` a dropped connection gives.
+A delay longer than the request's read timeout raises ``httpx.ReadTimeout``
+once that timeout has passed, as a client talking to a real socket would see.
 
 respx and httpx are imported here only, so the loopback path stays stdlib-only.
 """
@@ -36,8 +38,24 @@ OPENAI_BASE_URL = "https://api.openai.com"
 class _ReplyStream(httpx.SyncByteStream, httpx.AsyncByteStream):
     """A `Reply`'s body for either kind of client, with its delay and its cut."""
 
-    def __init__(self, reply: Reply) -> None:
+    def __init__(self, reply: Reply, request: httpx.Request) -> None:
         self._reply = reply
+        self._request = request
+        timeout = request.extensions.get("timeout", {})
+        read = timeout.get("read") if isinstance(timeout, dict) else None
+        self._read_timeout: float | None = read if isinstance(read, (int, float)) else None
+
+    def _waits(self) -> tuple[float, bool]:
+        """How long the body is held back, and whether the client gives up first."""
+        delay, limit = self._reply.delay, self._read_timeout
+        if limit is not None and delay > limit:
+            return limit, True
+        return delay, False
+
+    def _timeout(self) -> httpx.ReadTimeout:
+        return httpx.ReadTimeout(
+            "timed out (fake: delay beyond the read timeout)", request=self._request
+        )
 
     def _parts(self) -> list[bytes]:
         reply = self._reply
@@ -49,15 +67,21 @@ class _ReplyStream(httpx.SyncByteStream, httpx.AsyncByteStream):
         )
 
     def __iter__(self) -> Iterator[bytes]:
-        if self._reply.delay:
-            time.sleep(self._reply.delay)
+        wait, gives_up = self._waits()
+        if wait:
+            time.sleep(wait)
+        if gives_up:
+            raise self._timeout()
         yield from self._parts()
         if self._reply.cut:
             raise self._cut()
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        if self._reply.delay:
-            await asyncio.sleep(self._reply.delay)
+        wait, gives_up = self._waits()
+        if wait:
+            await asyncio.sleep(wait)
+        if gives_up:
+            raise self._timeout()
         for part in self._parts():
             yield part
         if self._reply.cut:
@@ -69,7 +93,8 @@ def to_httpx(fake: ScriptedModelAPI, request: httpx.Request) -> httpx.Response:
     path = request.url.raw_path.decode("ascii")
     headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in request.headers.raw]
     reply = fake.handle(request.method, path, headers, request.read())
-    return httpx.Response(reply.status, headers=list(reply.headers), stream=_ReplyStream(reply))
+    stream = _ReplyStream(reply, request)
+    return httpx.Response(reply.status, headers=list(reply.headers), stream=stream)
 
 
 def install(
