@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import cast
 
 import pytest
 
 from harness import _loader, _targets
 from harness._cli import main
 from harness._execute import execute
-from harness._model_api import ModelApiOutcome, ModelApiRequest, SeenRequest, final_result
+from harness._model_api import ModelApiOutcome, SeenRequest, final_result
 from harness._model_expect import compare, expectation_of
 from harness._scenario import Seam
 from providers_fake.api import realcli
@@ -307,22 +306,21 @@ def test_show_prints_the_model_script(capsys: pytest.CaptureFixture[str]) -> Non
 
 
 @pytest.mark.subprocess
-def test_the_real_clis_pass_every_model_api_scenario(
+def test_harness_run_drives_the_real_clis(
     catalogue: _loader.Loaded, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # The command-line path with the real target, over the capture cases; every
+    # model-api case on both targets is tests/test_differential.py's.
     if not realcli.enabled():
         pytest.skip(f"{realcli.SWITCH_ENV}=off")
-    scenarios = [s for s in catalogue.scenarios if s.seam is Seam.MODEL_API]
-    # Only the cases no fake can put a binary in are skipped, each with its reason.
-    beyond = [s for s in scenarios if cast(ModelApiRequest, s.request).beyond_offline()]
-    code = main(["run", str(MODEL_API), "--target", "real", "--reports", str(tmp_path)])
+    captures = [s for s in catalogue.scenarios if s.seam is Seam.MODEL_API and s.capture]
+    argv = ["run", str(MODEL_API), "--target", "real", "--tag", "capture"]
+    code = main([*argv, "--reports", str(tmp_path)])
     out = capsys.readouterr().out
     assert code == 0, out
-    passed, skipped = len(scenarios) - len(beyond), len(beyond)
-    assert f"harness: real: {passed} passed, 0 failed, 0 errored, {skipped} skipped" in out
+    assert f"harness: real: {len(captures)} passed, 0 failed, 0 errored, 0 skipped" in out
     report = json.loads((tmp_path / "report.json").read_text())
-    reasons = {c["scenario"]: c["reason"] for c in report["cases"] if c["status"] == "skipped"}
-    assert reasons == {s.id: cast(ModelApiRequest, s.request).beyond_offline() for s in beyond}
+    assert {c["scenario"] for c in report["cases"]} == {s.id for s in captures}
 
 
 def test_reports_mask_what_real_clis_make_up_per_run() -> None:

@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pytest
 from syrupy.assertion import SnapshotAssertion
 
 from harness import _loader, _report, _targets
@@ -42,15 +43,19 @@ def test_two_runs_are_byte_identical(catalogue: _loader.Loaded, tmp_path: Path) 
         assert a.read_bytes() == b.read_bytes(), a.name
 
 
-def test_json_report_snapshot(catalogue: _loader.Loaded, snapshot: SnapshotAssertion) -> None:
-    root = Path(__file__).resolve().parent.parent
-    document = json.loads(_report.to_json(_build(catalogue, root)))
+@pytest.fixture(scope="module")
+def built(catalogue: _loader.Loaded) -> _report.Report:
+    """One run of the whole catalogue, shared by the tests that only read its report."""
+    return _build(catalogue, Path(__file__).resolve().parent.parent)
+
+
+def test_json_report_snapshot(built: _report.Report, snapshot: SnapshotAssertion) -> None:
+    document = json.loads(_report.to_json(built))
     assert _mask(document) == snapshot
 
 
-def test_matrix_links_failures_and_counts(catalogue: _loader.Loaded) -> None:
-    root = Path(__file__).resolve().parent.parent
-    report = _build(catalogue, root)
+def test_matrix_links_failures_and_counts(catalogue: _loader.Loaded, built: _report.Report) -> None:
+    report = built
     text = _report.matrix(report)
     summary = report.summary()["reference-inproc"]
     assert summary["passed"] == len(catalogue.scenarios)
@@ -73,8 +78,10 @@ def test_failure_is_linked_with_a_diff(catalogue: _loader.Loaded) -> None:
     assert '<failure message="outcome differs">' in junit
 
 
-def test_catalogue_has_a_section_per_scenario(catalogue: _loader.Loaded) -> None:
-    text = _report.catalogue(_build(catalogue, Path.cwd()))
+def test_catalogue_has_a_section_per_scenario(
+    catalogue: _loader.Loaded, built: _report.Report
+) -> None:
+    text = _report.catalogue(built)
     for scenario in catalogue.scenarios:
         assert f'<a id="{scenario.id}"></a>' in text
         assert scenario.description in text
