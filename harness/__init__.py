@@ -13,27 +13,27 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from harness._execute import CaseResult, execute
-    from harness._loader import Loaded, load
-    from harness._outcome import CAUSES, ERROR_KINDS, Diagnostic, Outcome
-    from harness._scenario import Scenario
-    from harness._targets import KINDS as TARGET_KINDS
-    from harness._targets import Target
-    from harness._targets import create as create_target
+    from harness.catalogue.loader import Loaded, load
+    from harness.catalogue.outcome import CAUSES, ERROR_KINDS, Diagnostic, Outcome
+    from harness.catalogue.scenario import Scenario
+    from harness.seams.case import CaseResult, execute
+    from harness.targets import KINDS as TARGET_KINDS
+    from harness.targets import Target
+    from harness.targets import create as create_target
 
 _WHERE = {
-    "CAUSES": ("harness._outcome", "CAUSES"),
-    "ERROR_KINDS": ("harness._outcome", "ERROR_KINDS"),
-    "TARGET_KINDS": ("harness._targets", "KINDS"),
-    "CaseResult": ("harness._execute", "CaseResult"),
-    "Diagnostic": ("harness._outcome", "Diagnostic"),
-    "Loaded": ("harness._loader", "Loaded"),
-    "Outcome": ("harness._outcome", "Outcome"),
-    "Scenario": ("harness._scenario", "Scenario"),
-    "Target": ("harness._targets", "Target"),
-    "create_target": ("harness._targets", "create"),
-    "execute": ("harness._execute", "execute"),
-    "load": ("harness._loader", "load"),
+    "CAUSES": ("harness.catalogue.outcome", "CAUSES"),
+    "ERROR_KINDS": ("harness.catalogue.outcome", "ERROR_KINDS"),
+    "TARGET_KINDS": ("harness.targets", "KINDS"),
+    "CaseResult": ("harness.seams.case", "CaseResult"),
+    "Diagnostic": ("harness.catalogue.outcome", "Diagnostic"),
+    "Loaded": ("harness.catalogue.loader", "Loaded"),
+    "Outcome": ("harness.catalogue.outcome", "Outcome"),
+    "Scenario": ("harness.catalogue.scenario", "Scenario"),
+    "Target": ("harness.targets", "Target"),
+    "create_target": ("harness.targets", "create"),
+    "execute": ("harness.seams.case", "execute"),
+    "load": ("harness.catalogue.loader", "load"),
 }
 
 __all__ = [

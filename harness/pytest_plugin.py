@@ -1,5 +1,5 @@
 """
-The pytest plugin: options, markers and hooks, each delegating to `_engine`.
+The pytest plugin: options, markers and hooks, each delegating to `harness.engine`.
 
 It activates only when a test asks for the ``harness_case`` parameter (see
 `harness.testing`), so installing the package does not change other suites.
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from harness._engine import Session
+    from harness.engine import Session
 
 # pytest imports plugins before coverage starts, so the harness itself is
 # imported inside the hooks, only in sessions that use it.
@@ -51,14 +51,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    from harness import _engine, _targets  # noqa: PLC0415  (see the note at the top)
+    from harness import engine, targets  # noqa: PLC0415  (see the note at the top)
 
     base = config.invocation_params.dir
     paths = config.getoption("harness_scenarios") or ["scenarios"]
     reports = config.getoption("harness_reports")
-    config.stash[_SESSION] = _engine.Session(
+    config.stash[_SESSION] = engine.Session(
         paths=tuple(base / p for p in paths),
-        targets=tuple(config.getoption("harness_target") or _targets.DEFAULT_TARGETS),
+        targets=tuple(config.getoption("harness_target") or targets.DEFAULT_TARGETS),
         root=base,
         reports=None if reports is None else base / reports,
         baselines=_baselines(config),
@@ -97,9 +97,9 @@ class _Results:
             terminalreporter.write_line(f"harness: reports written to {self.written[0].parent}")
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
-        from harness import _targets  # noqa: PLC0415  (see the note at the top)
+        from harness import targets  # noqa: PLC0415  (see the note at the top)
 
-        _targets.close_all()
+        targets.close_all()
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if hasattr(session.config, "workerinput"):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness._engine import RESULT_PROPERTY, Case, result_to_json, verdict
+from harness.engine import RESULT_PROPERTY, Case, result_to_json, verdict
 
 
 def test_scenario(harness_case: Case, request: pytest.FixtureRequest) -> None:

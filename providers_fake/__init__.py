@@ -13,7 +13,7 @@ start-up time is part of what the harness measures.
 
 from __future__ import annotations
 
-from providers_fake._types import Chunk, Replay
+from providers_fake.cli.types import Chunk, Replay
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -23,13 +23,14 @@ __all__ = ["CLIS", "RECORD_ENV", "SCRIPT_ENV", "Chunk", "Replay", "event_names",
 
 SCRIPT_ENV = "HARNESS_FAKE_SCRIPT"
 RECORD_ENV = "HARNESS_FAKE_RECORD"
-# The names in `_replay`'s registry, spelled out so that listing them imports nothing.
+# The names in `providers_fake.cli.replay`'s registry, spelled out so that listing
+# them imports nothing.
 CLIS: frozenset[str] = frozenset({"codex", "claude", "cursor", "codebuddy"})
 
 
 def event_names(cli: str) -> frozenset[str]:
     """The semantic event names a script for `cli` may use (declared by that CLI's module)."""
-    from providers_fake._replay import cli_spec  # noqa: PLC0415 - see `replay`
+    from providers_fake.cli.replay import cli_spec  # noqa: PLC0415 - see `replay`
 
     return cli_spec(_known(cli)).events
 
@@ -50,7 +51,7 @@ def replay(cli: str, argv: list[str], env: Mapping[str, str], stdin: bytes | Non
     ``fake-<cli>: ...`` stderr line and exit status 2.
     """
     # Deferred: importing the package must stay cheap for the harness and the executables.
-    from providers_fake._replay import replay as _replay  # noqa: PLC0415
+    from providers_fake.cli.replay import replay as _replay  # noqa: PLC0415
 
     return _replay(
         _known(cli), list(argv), env, stdin, script_env=SCRIPT_ENV, record_env=RECORD_ENV

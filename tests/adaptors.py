@@ -7,9 +7,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from harness import _pipeline
-from harness._launch import Subprocess
-from harness._scenario import Request
+from harness.adaptor import pipeline
+from harness.adaptor.launch import Subprocess
+from harness.catalogue.scenario import Request
 
 
 def explodes(message: dict[str, Any]) -> dict[str, Any]:
@@ -23,12 +23,12 @@ def garbage(message: dict[str, Any]) -> dict[str, Any]:
 def reference(message: dict[str, Any]) -> dict[str, Any]:
     """The reference pipeline driven only from the JSON message, as a foreign adaptor would be."""
     where = message["provider"]
-    provider = _pipeline.Provider(
+    provider = pipeline.Provider(
         executables=where["executables"],
         env={**os.environ, **where["env"]},
         work=Path(where["work"]),
     )
-    return _pipeline.run(Request.from_json(message["request"]), provider, Subprocess()).to_json()
+    return pipeline.run(Request.from_json(message["request"]), provider, Subprocess()).to_json()
 
 
 def naive(message: dict[str, Any]) -> dict[str, Any]:

@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from harness import _loader
+from harness.catalogue import loader
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "scenarios"
 
 
 @pytest.fixture(scope="session")
-def catalogue() -> _loader.Loaded:
-    loaded = _loader.load([SCENARIOS])
+def catalogue() -> loader.Loaded:
+    loaded = loader.load([SCENARIOS])
     assert not loaded.problems, "\n".join(map(str, loaded.problems))
     return loaded

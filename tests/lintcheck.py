@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harness._cli import main
+from harness.cli import main
 
 
 def assert_one_clear_line(

@@ -12,7 +12,7 @@ import json
 import sys
 import time
 
-from harness import _serve
+from harness.targets import serve
 
 
 def main() -> int:
@@ -37,7 +37,7 @@ def main() -> int:
             }
             print(replies[mode], flush=True)
             continue
-        print(json.dumps(_serve._answer(message)), flush=True)
+        print(json.dumps(serve._answer(message)), flush=True)
     return 0
 
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from harness import _baseline
-from harness._cli import main
-from harness._compare import Mismatch
-from harness._execute import CaseResult
+from harness.cli import main
+from harness.reports import baseline
+from harness.seams.case import CaseResult
+from harness.seams.compare import Mismatch
 
 ROOT = Path(__file__).resolve().parent.parent
 KNOWN = ["codex-happy", "claude-prose-twice"]
@@ -80,8 +80,8 @@ def _write(tmp_path: Path, body: str) -> Path:
     ],
 )
 def test_bad_baselines_are_one_line(tmp_path: Path, body: str, expected: str) -> None:
-    baseline, problems = _baseline.load(_write(tmp_path, body), KNOWN)
-    assert baseline is None
+    loaded, problems = baseline.load(_write(tmp_path, body), KNOWN)
+    assert loaded is None
     assert len(problems) == 1
     assert str(problems[0]).startswith(str(tmp_path / expected.split(":", 1)[0]))
     assert expected.split(":", 1)[1] in str(problems[0])
@@ -93,19 +93,19 @@ def _result(status: str, *fields: str) -> CaseResult:
 
 
 def test_verdicts() -> None:
-    whole = _baseline.Baseline("naive", (_baseline.Entry("codex-happy", None, "known"),))
-    value = _baseline.Baseline("naive", (_baseline.Entry("codex-happy", "value", "v"),))
-    assert _baseline.judge(_result("passed"), None) == (None, "")
-    assert _baseline.judge(_result("failed", "value"), None)[0] == "regression"
-    assert _baseline.judge(_result("failed", "value", "text"), whole) == ("expected", "known")
-    assert _baseline.judge(_result("errored"), whole) == ("expected", "known")
-    assert _baseline.judge(_result("passed"), whole)[0] == "stale"
-    assert _baseline.judge(_result("failed", "value"), value) == ("expected", "v")
-    verdict, note = _baseline.judge(_result("failed", "value", "cause"), value)
+    whole = baseline.Baseline("naive", (baseline.Entry("codex-happy", None, "known"),))
+    value = baseline.Baseline("naive", (baseline.Entry("codex-happy", "value", "v"),))
+    assert baseline.judge(_result("passed"), None) == (None, "")
+    assert baseline.judge(_result("failed", "value"), None)[0] == "regression"
+    assert baseline.judge(_result("failed", "value", "text"), whole) == ("expected", "known")
+    assert baseline.judge(_result("errored"), whole) == ("expected", "known")
+    assert baseline.judge(_result("passed"), whole)[0] == "stale"
+    assert baseline.judge(_result("failed", "value"), value) == ("expected", "v")
+    verdict, note = baseline.judge(_result("failed", "value", "cause"), value)
     assert verdict == "regression"
     assert "cause" in note
-    assert _baseline.judge(_result("failed", "text"), value)[0] == "regression"
-    assert _baseline.judge(_result("skipped"), whole) == (None, "")
+    assert baseline.judge(_result("failed", "text"), value)[0] == "regression"
+    assert baseline.judge(_result("skipped"), whole) == (None, "")
 
 
 NAIVE = "naive=python:tests.adaptors:naive"

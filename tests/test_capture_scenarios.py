@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 
 import providers_fake
-from harness import _loader
-from harness._drivers import get as driver_for
-from harness._intake import SchemaRejected, intake
-from harness._negotiate import BUILTIN, negotiate
-from harness._pipeline import build_option
-from harness._scenario import Scenario, Seam
+from harness.adaptor.drivers import get as driver_for
+from harness.adaptor.intake import SchemaRejected, intake
+from harness.adaptor.negotiate import BUILTIN, negotiate
+from harness.adaptor.pipeline import build_option
+from harness.catalogue import loader
+from harness.catalogue.scenario import Scenario, Seam
 from tests.capture_compare import compare_to_capture
 
 CAPTURES = Path(__file__).resolve().parents[2] / "shared" / "captures"
@@ -35,7 +35,7 @@ def _captures() -> list[str]:
 
 
 @pytest.mark.parametrize("seam", [Seam.AGENT_CLI, Seam.MODEL_API])
-def test_every_capture_has_a_scenario(catalogue: _loader.Loaded, seam: Seam) -> None:
+def test_every_capture_has_a_scenario(catalogue: loader.Loaded, seam: Seam) -> None:
     """On agent-cli the fake CLI replays it; on model-api the real CLI is run against it."""
     mine = [s.capture for s in catalogue.scenarios if s.capture and s.seam is seam]
     assert sorted(set(mine)) == sorted(mine), "one scenario per capture per seam"
@@ -72,7 +72,7 @@ def _capture_cases() -> list[str]:
 
 
 @pytest.mark.parametrize("name", _capture_cases())
-def test_fake_matches_capture(name: str, catalogue: _loader.Loaded, tmp_path: Path) -> None:
+def test_fake_matches_capture(name: str, catalogue: loader.Loaded, tmp_path: Path) -> None:
     if name == "<captures missing>":
         pytest.fail(f"{CAPTURES} is missing")
     [scenario] = [s for s in catalogue.scenarios if s.capture == name and s.seam is Seam.AGENT_CLI]

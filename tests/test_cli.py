@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from harness import _targets
-from harness._cli import main
-from harness._execute import execute
-from harness._loader import Loaded
+from harness import targets
+from harness.catalogue.loader import Loaded
+from harness.cli import main
 from harness.exceptions import NoSuchTarget
+from harness.seams.case import execute
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -121,7 +121,7 @@ def test_a_reserved_target_name_is_one_line(capsys: pytest.CaptureFixture[str]) 
 
 
 def test_python_target_that_raises_is_errored(catalogue: Loaded) -> None:
-    target = _targets.create("python:tests.adaptors:explodes")
+    target = targets.create("python:tests.adaptors:explodes")
     scenario = catalogue.scenarios[0]
     result = execute(scenario, target)
     assert result.status == "errored"
@@ -129,7 +129,7 @@ def test_python_target_that_raises_is_errored(catalogue: Loaded) -> None:
 
 
 def test_python_target_with_garbage_answer_is_errored(catalogue: Loaded) -> None:
-    target = _targets.create("python:tests.adaptors:garbage")
+    target = targets.create("python:tests.adaptors:garbage")
     result = execute(catalogue.scenarios[0], target)
     assert result.status == "errored"
     assert result.reason is not None
@@ -137,7 +137,7 @@ def test_python_target_with_garbage_answer_is_errored(catalogue: Loaded) -> None
 
 
 def test_python_target_wrapping_the_reference_passes(catalogue: Loaded) -> None:
-    target = _targets.create("python:tests.adaptors:reference")
+    target = targets.create("python:tests.adaptors:reference")
     for scenario in catalogue.scenarios:
         if scenario.seam in target.seams:  # an adaptor serves agent-cli only
             assert execute(scenario, target).status == "passed", scenario.id
@@ -145,6 +145,6 @@ def test_python_target_wrapping_the_reference_passes(catalogue: Loaded) -> None:
 
 def test_python_target_spec_errors() -> None:
     with pytest.raises(NoSuchTarget, match=re.escape("python:package.module:function")):
-        _targets.create("python:nomodule")
+        targets.create("python:nomodule")
     with pytest.raises(NoSuchTarget, match="cannot load it"):
-        _targets.create("python:tests.adaptors:missing")
+        targets.create("python:tests.adaptors:missing")

@@ -7,14 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from harness import _loader, _report
-from harness._clauses import registry
+from harness.catalogue import loader
+from harness.catalogue.clauses import registry
+from harness.reports import render
 
 CONTRACTS = Path(__file__).resolve().parents[2] / "shared" / "CONTRACTS.md"
 
 
-def test_every_foundation_clause_has_a_scenario(catalogue: _loader.Loaded) -> None:
-    report = _report.Report.build(catalogue.scenarios, (), (), Path.cwd())
+def test_every_foundation_clause_has_a_scenario(catalogue: loader.Loaded) -> None:
+    report = render.Report.build(catalogue.scenarios, (), (), Path.cwd())
     assert report.uncovered_required() == []
 
 
@@ -22,7 +23,7 @@ def test_foundation_families_are_what_the_coverage_gate_checks() -> None:
     gated = {
         c.id
         for c in registry().values()
-        if c.family in _report._REQUIRED_FAMILIES and c.seam == "agent-cli"
+        if c.family in render._REQUIRED_FAMILIES and c.seam == "agent-cli"
     }
     assert {
         "SCH-01",
@@ -43,7 +44,7 @@ def test_the_model_api_clauses_are_gated_too() -> None:
     gated = {
         c.id
         for c in registry().values()
-        if c.family in _report._REQUIRED_FAMILIES and c.seam in _report._GATED_SEAMS
+        if c.family in render._REQUIRED_FAMILIES and c.seam in render._GATED_SEAMS
     }
     loop = {c.id for c in registry().values() if c.family == "LOOP"}
     assert len(loop) == 16

@@ -14,12 +14,19 @@ from typing import cast
 
 import pytest
 
-from harness import _differential, _engine, _loader, _report, _targets
-from harness._cli import main
-from harness._differential import Difference, Entry, Pair
-from harness._execute import CaseResult, execute
-from harness._model_api import ModelApiOutcome, ModelApiRequest, SeenRequest, final_result
-from harness._scenario import Seam
+from harness import engine, targets
+from harness.catalogue import loader
+from harness.catalogue.scenario import Seam
+from harness.cli import main
+from harness.reports import differential, render
+from harness.reports.differential import Difference, Entry, Pair
+from harness.seams.case import CaseResult, execute
+from harness.seams.model_api.values import (
+    ModelApiOutcome,
+    ModelApiRequest,
+    SeenRequest,
+    final_result,
+)
 from providers_fake.api import realcli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -69,7 +76,7 @@ def _result(
 
 
 def _pair(reference: ModelApiOutcome, real: ModelApiOutcome, status: str = "passed") -> Pair:
-    return _differential.compare(_result("reference", reference), _result("real", real, status))
+    return differential.compare(_result("reference", reference), _result("real", real, status))
 
 
 # -- the comparison ---------------------------------------------------------------
@@ -111,8 +118,8 @@ def test_codex_compares_its_synthesized_final_only() -> None:
         {"type": "turn.completed", "usage": {"input_tokens": 3}},
     )
     codex = _outcome("codex", lines=lines, final=final_result("codex", lines))
-    assert set(_differential.project(codex)) >= {"final.type", "final.structured_output"}
-    assert "final.subtype" not in _differential.project(codex)
+    assert set(differential.project(codex)) >= {"final.type", "final.structured_output"}
+    assert "final.subtype" not in differential.project(codex)
     broken = {"type": "item.completed", "item": {"type": "agent_message", "text": "prose"}}
     other = (*lines[:1], broken, lines[2])
     pair = _pair(codex, replace(codex, lines=other, final=final_result("codex", other)))
@@ -121,11 +128,11 @@ def test_codex_compares_its_synthesized_final_only() -> None:
 
 def test_a_side_that_did_not_run_is_not_comparable() -> None:
     errored = _result("real", status="errored", reason="FileNotFoundError: no claude\nmore")
-    pair = _differential.compare(_result("reference", _outcome()), errored)
+    pair = differential.compare(_result("reference", _outcome()), errored)
     assert pair.agreement == "not comparable"
     assert pair.not_comparable == "real errored: FileNotFoundError: no claude"
     skipped = _result("reference", status="skipped", reason="off")
-    pair = _differential.compare(skipped, errored)
+    pair = differential.compare(skipped, errored)
     assert (
         pair.not_comparable == "reference skipped: off; real errored: FileNotFoundError: no claude"
     )
@@ -140,12 +147,12 @@ def test_every_reference_kind_is_paired_with_every_real_kind() -> None:
         _result("x", _outcome()),
         _result("real", _outcome(), scenario="agent-cli-one"),
     ]
-    found = _differential.pairs(results, KINDS, ["model-s"])
+    found = differential.pairs(results, KINDS, ["model-s"])
     assert [(p.reference, p.real, p.fields) for p in found] == [
         ("reference", "real", ("exit_code",)),
         ("reference-inproc", "real", ("exit_code",)),
     ]
-    assert _differential.pairs(results, {"reference": "reference"}, ["model-s"]) == ()
+    assert differential.pairs(results, {"reference": "reference"}, ["model-s"]) == ()
 
 
 def test_long_values_are_cut_around_where_they_differ() -> None:
@@ -168,14 +175,14 @@ def _disagreeing(*fields: str, scenario: str = "model-s") -> Pair:
 
 def test_an_entry_explains_a_disagreement_on_the_fields_it_lists() -> None:
     entry = Entry("model-s", ("exit_code", "stderr"), "the binary prints a banner")
-    judged = _differential.judge([_disagreeing("exit_code", "stderr")], [entry])
+    judged = differential.judge([_disagreeing("exit_code", "stderr")], [entry])
     assert judged.pairs[0].explained == "the binary prints a banner"
     assert (judged.unexplained, judged.stale, judged.failing) == ((), (), False)
 
 
 def test_a_field_the_entry_does_not_list_is_unexplained() -> None:
     entry = Entry("model-s", ("exit_code",), "why")
-    judged = _differential.judge([_disagreeing("exit_code", "line_types")], [entry])
+    judged = differential.judge([_disagreeing("exit_code", "line_types")], [entry])
     assert judged.failing
     assert [p.fields for p in judged.unexplained] == [("exit_code", "line_types")]
 
@@ -188,7 +195,7 @@ def test_entries_that_explain_nothing_any_more_are_stale() -> None:
         Entry("model-u", ("exit_code",), "not compared in this run"),
     ]
     not_compared = replace(_disagreeing(scenario="model-u"), not_comparable="real errored: x")
-    judged = _differential.judge([_disagreeing("exit_code"), agreeing, not_compared], entries)
+    judged = differential.judge([_disagreeing("exit_code"), agreeing, not_compared], entries)
     assert judged.failing
     assert [(s.entry.scenario, s.why) for s in judged.stale] == [
         ("model-s", "stderr agree now; remove them from the entry"),
@@ -284,7 +291,7 @@ def test_a_bad_expectations_file_gives_one_clear_line(
     tmp_path: Path, body: str, expected: str
 ) -> None:
     path = _write(tmp_path, body)
-    entries, problems = _differential.load(path, ["model-s"])
+    entries, problems = differential.load(path, ["model-s"])
     assert entries is None
     assert len(problems) == 1, problems
     line = str(problems[0])
@@ -295,12 +302,12 @@ def test_a_bad_expectations_file_gives_one_clear_line(
 def test_the_file_names_exactly_the_projection_fields() -> None:
     schema = json.loads((ROOT / "harness/schemas/differential.schema.json").read_text())
     items = schema["properties"]["entries"]["items"]["properties"]["fields"]["items"]
-    assert tuple(items["enum"]) == _differential.FIELDS
+    assert tuple(items["enum"]) == differential.FIELDS
 
 
-def test_the_repository_expectations_load(catalogue: _loader.Loaded) -> None:
+def test_the_repository_expectations_load(catalogue: loader.Loaded) -> None:
     known = [s.id for s in catalogue.scenarios if s.seam is Seam.MODEL_API]
-    entries, problems = _differential.load(EXPECTATIONS, known)
+    entries, problems = differential.load(EXPECTATIONS, known)
     assert problems == []
     assert entries is not None
 
@@ -324,9 +331,9 @@ def test_differential_md_names_every_disagreement_with_both_values() -> None:
         Pair("model-v", "reference", "passed", "real", "passed"),
     ]
     stale = Entry("model-v", ("stderr",), "fixed since")
-    judged = _differential.judge(found, [entry, stale])
-    report = _report.Report.build([], [], [], ROOT, judged)
-    text = _report.differential(report)
+    judged = differential.judge(found, [entry, stale])
+    report = render.Report.build([], [], [], ROOT, judged)
+    text = render.differential(report)
     assert "4 pairs, 1 agree, 2 disagree (1 expected), 1 not comparable; 1 stale entry." in text
     assert (
         "| model-s | reference: passed | real: passed | [expected](#model-s-reference-real): "
@@ -341,7 +348,7 @@ def test_differential_md_names_every_disagreement_with_both_values() -> None:
     assert '@@ stderr @@\n- reference: ""\n+ real: "boom | bang"' in text
     assert "- `model-s` on exit_code: the binary exits 1 here" in text
     assert "- `model-v` (stderr): the scenario agrees now; remove the entry" in text
-    document = json.loads(_report.to_json(report))["differential"]
+    document = json.loads(render.to_json(report))["differential"]
     assert document["summary"] == {
         "pairs": 4,
         "agree": 1,
@@ -354,13 +361,13 @@ def test_differential_md_names_every_disagreement_with_both_values() -> None:
     assert document["pairs"][1]["differences"] == [
         {"field": "stderr", "reference": "", "real": "boom | bang"}
     ]
-    empty = _report.Report.build([], [], [], ROOT)
-    assert _report.differential(empty).count("\n") == 3
-    assert "nothing to compare" in _report.differential(empty)
+    empty = render.Report.build([], [], [], ROOT)
+    assert render.differential(empty).count("\n") == 3
+    assert "nothing to compare" in render.differential(empty)
 
 
 def test_the_summary_names_unexplained_disagreements(tmp_path: Path) -> None:
-    session = _engine.Session((MODEL_API,), ("reference", "reference-inproc"), tmp_path, None)
+    session = engine.Session((MODEL_API,), ("reference", "reference-inproc"), tmp_path, None)
     session.results = [
         _result("reference", _outcome(), scenario="model-codex-happy"),
         _result("reference-inproc", _outcome(exit_code=3), scenario="model-codex-happy"),
@@ -389,7 +396,7 @@ class _Mirror:
 def test_a_stale_entry_fails_the_run(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setitem(_targets.KINDS, "mirror", _Mirror)
+    monkeypatch.setitem(targets.KINDS, "mirror", _Mirror)
     baselines = tmp_path / "baselines"
     baselines.mkdir()
     argv = ["run", str(MODEL_API), "--target", "reference-inproc", "--target", "mirror"]
@@ -425,19 +432,19 @@ def test_a_stale_entry_fails_the_run(
 
 
 @pytest.mark.subprocess
-def test_the_reference_models_agree_with_the_real_clis(catalogue: _loader.Loaded) -> None:
+def test_the_reference_models_agree_with_the_real_clis(catalogue: loader.Loaded) -> None:
     """Every model-api scenario, on `reference` and on `real`: no unexplained disagreement."""
     if not realcli.enabled():
         pytest.skip(f"{realcli.SWITCH_ENV}=off")
     scenarios = [s for s in catalogue.scenarios if s.seam is Seam.MODEL_API]
     assert len(scenarios) >= 21
-    targets = [_targets.create("reference"), _targets.create("real")]
-    results = [execute(s, t) for s in scenarios for t in targets]
-    entries, problems = _differential.load(EXPECTATIONS, [s.id for s in scenarios])
+    both = [targets.create("reference"), targets.create("real")]
+    results = [execute(s, t) for s in scenarios for t in both]
+    entries, problems = differential.load(EXPECTATIONS, [s.id for s in scenarios])
     assert problems == []
-    kinds = {t.name: t.kind for t in targets}
-    judged = _differential.judge(
-        _differential.pairs(results, kinds, [s.id for s in scenarios]), entries or ()
+    kinds = {t.name: t.kind for t in both}
+    judged = differential.judge(
+        differential.pairs(results, kinds, [s.id for s in scenarios]), entries or ()
     )
     assert len(judged.pairs) == len(scenarios)
     # A side the catalogue skips (with its reason) cannot be compared; one that

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from harness._cli import main
+from harness.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 NODE = ROOT / "examples" / "node-adaptor"

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from providers_fake import CLIS, SCRIPT_ENV, event_names, replay
-from providers_fake._jsonout import dumps_js
+from providers_fake.cli.jsonout import dumps_js
 from tests.capture_compare import compare_to_capture
 
 CAPTURES = Path(os.environ.get("HARNESS_CAPTURES", "/work/shared/captures"))
@@ -373,7 +373,7 @@ def test_process_reports_missing_script_without_traceback(tmp_path: Path) -> Non
     ],
 )
 def test_codex_words_a_bad_schema_file_as_serde_does(text: str, message: str) -> None:
-    from providers_fake._codex import serde_message  # noqa: PLC0415  (one test's subject)
+    from providers_fake.cli.codex import serde_message  # noqa: PLC0415  (one test's subject)
 
     with pytest.raises(json.JSONDecodeError) as caught:
         json.loads(text)

@@ -16,7 +16,9 @@ from typing import Any
 
 import pytest
 
-from providers_fake import CLIS, RECORD_ENV, SCRIPT_ENV, _base, _replay, _script, replay
+from providers_fake import CLIS, RECORD_ENV, SCRIPT_ENV, replay
+from providers_fake.cli import base, script
+from providers_fake.cli import replay as replay_module
 from tests.capture_compare import compare_to_capture
 from tests.test_fakes import _event, _write_script
 
@@ -193,22 +195,22 @@ def test_cursor_joins_fragments(tmp_path: Path) -> None:
 
 
 def test_every_cli_is_registered_with_its_own_module() -> None:
-    assert set(_replay._MODULES) == CLIS
+    assert set(replay_module._MODULES) == CLIS
     for cli in CLIS:
-        spec = _replay.cli_spec(cli)
+        spec = replay_module.cli_spec(cli)
         assert spec.name == cli
-        assert type(spec).__module__ == spec.renderer.__module__ == _replay._MODULES[cli]
+        assert type(spec).__module__ == spec.renderer.__module__ == replay_module._MODULES[cli]
 
 
 @pytest.mark.parametrize("cli", sorted(CLIS))
 def test_every_event_has_a_handler_and_every_handler_an_event(cli: str) -> None:
-    spec = _replay.cli_spec(cli)
+    spec = replay_module.cli_spec(cli)
     handlers = {name for name in dir(spec.renderer) if name.startswith("_on_")}
-    assert handlers == {_base.handler_name(event) for event in spec.events}
+    assert handlers == {base.handler_name(event) for event in spec.events}
 
 
 def test_step_kinds_are_checked_and_performed_alike() -> None:
-    assert list(_replay.STEPS) == list(_script.STEP_KINDS)
+    assert list(replay_module.STEPS) == list(script.STEP_KINDS)
 
 
 @pytest.mark.subprocess
@@ -227,7 +229,7 @@ def test_a_launch_imports_only_its_own_cli(tmp_path: Path, cli: str) -> None:
     )
     status, modules = json.loads(result.stdout)
     assert status == 0
-    expected = {_replay._MODULES[cli]}
+    expected = {replay_module._MODULES[cli]}
     if cli == "codebuddy":
-        expected.add(_replay._MODULES["claude"])  # CodeBuddy's module extends Claude's
-    assert set(modules) & set(_replay._MODULES.values()) == expected
+        expected.add(replay_module._MODULES["claude"])  # CodeBuddy's module extends Claude's
+    assert set(modules) & set(replay_module._MODULES.values()) == expected

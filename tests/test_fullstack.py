@@ -1,7 +1,7 @@
 """
 The full stack: real CLI output → reference adaptor pipeline → adaptor outcome.
 
-Each real capture is fed through `harness._fullstack.adapt` and the outcome is
+Each real capture is fed through `harness.adaptor.fullstack.adapt` and the outcome is
 checked against what CONTRACTS.md says an adaptor must conclude from that run
 (the clause is named beside each case).  The expectations were written from
 the clauses, not from what the pipeline returns.  The last test starts the
@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from harness._fullstack import Asked, adapt
-from harness._outcome import Outcome
+from harness.adaptor.fullstack import Asked, adapt
+from harness.catalogue.outcome import Outcome
 from providers_fake import api
 from providers_fake.api import realcli
 from tests.capture_compare import CAPTURE_SCHEMAS

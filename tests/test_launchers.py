@@ -8,14 +8,15 @@ field of every outcome, launch records included.
 
 from __future__ import annotations
 
-from harness import _loader, _targets
-from harness._execute import execute
-from harness._scenario import Seam
+from harness import targets
+from harness.catalogue import loader
+from harness.catalogue.scenario import Seam
+from harness.seams.case import execute
 
 
-def test_whole_catalogue_identical(catalogue: _loader.Loaded) -> None:
-    inproc = _targets.create("reference-inproc")
-    real = _targets.create("reference")
+def test_whole_catalogue_identical(catalogue: loader.Loaded) -> None:
+    inproc = targets.create("reference-inproc")
+    real = targets.create("reference")
     scenarios = [s for s in catalogue.scenarios if s.seam is Seam.AGENT_CLI]
     assert len(scenarios) >= 60
     differing = []
@@ -27,7 +28,7 @@ def test_whole_catalogue_identical(catalogue: _loader.Loaded) -> None:
     assert differing == []
 
 
-def test_some_scenarios_really_exercise_processes(catalogue: _loader.Loaded) -> None:
+def test_some_scenarios_really_exercise_processes(catalogue: loader.Loaded) -> None:
     """Signals, hangs and exit codes are in the catalogue, so the comparison means something."""
     causes = set()
     for scenario in catalogue.scenarios:

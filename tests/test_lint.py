@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from harness import _engine
-from harness._cli import main
+from harness import engine
+from harness.cli import main
 from tests.lintcheck import assert_one_clear_line
 
 GOOD = """\
@@ -243,6 +243,6 @@ def test_catalogue_lints_clean(capsys: pytest.CaptureFixture[str]) -> None:
 def test_run_and_pytest_surface_the_same_line(tmp_path: Path) -> None:
     path = tmp_path / "broken.yaml"
     path.write_text(_broken("clauses: [CDX-01]", "clauses: [CDX-99]"))
-    session = _engine.Session((path,), ("reference",), tmp_path, None)
+    session = engine.Session((path,), ("reference",), tmp_path, None)
     [problem] = session.catalogue().problems
     assert str(problem) == f"{path}:4:11: clauses[0]: unknown clause 'CDX-99'"

@@ -7,12 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from harness import _loader, _targets
-from harness._cli import main
-from harness._execute import execute
-from harness._model_api import ModelApiOutcome, SeenRequest, final_result
-from harness._model_expect import compare, expectation_of
-from harness._scenario import Seam
+from harness import targets
+from harness.catalogue import loader
+from harness.catalogue.scenario import Seam
+from harness.cli import main
+from harness.seams.case import execute
+from harness.seams.model_api.expect import compare, expectation_of
+from harness.seams.model_api.values import ModelApiOutcome, SeenRequest, final_result
 from providers_fake.api import realcli
 from tests.lintcheck import assert_one_clear_line
 
@@ -278,21 +279,21 @@ def test_codex_final_result_is_its_last_agent_message_and_errors() -> None:
 
 
 def test_every_capture_scenario_passes_on_the_reference_models(
-    catalogue: _loader.Loaded,
+    catalogue: loader.Loaded,
 ) -> None:
     scenarios = [s for s in catalogue.scenarios if s.seam is Seam.MODEL_API]
     assert len(scenarios) >= 21
-    target = _targets.create("reference-inproc")
+    target = targets.create("reference-inproc")
     results = {s.id: execute(s, target) for s in scenarios}
     assert {i: r.status for i, r in results.items() if r.status != "passed"} == {}
 
 
 def test_missing_real_clis_error_with_the_install_command(
-    catalogue: _loader.Loaded, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    catalogue: loader.Loaded, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(realcli.DIR_ENV, str(tmp_path))
     scenario = next(s for s in catalogue.scenarios if s.seam is Seam.MODEL_API)
-    result = execute(scenario, _targets.create("real"))
+    result = execute(scenario, targets.create("real"))
     assert result.status == "errored"
     assert realcli.INSTALL_HINT in (result.reason or "")
 
@@ -307,7 +308,7 @@ def test_show_prints_the_model_script(capsys: pytest.CaptureFixture[str]) -> Non
 
 @pytest.mark.subprocess
 def test_harness_run_drives_the_real_clis(
-    catalogue: _loader.Loaded, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    catalogue: loader.Loaded, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # The command-line path with the real target, over the capture cases; every
     # model-api case on both targets is tests/test_differential.py's.
@@ -324,7 +325,7 @@ def test_harness_run_drives_the_real_clis(
 
 
 def test_reports_mask_what_real_clis_make_up_per_run() -> None:
-    from harness._model_api import stable  # noqa: PLC0415  (one test's helper)
+    from harness.seams.model_api.values import stable  # noqa: PLC0415  (one test's helper)
 
     line = {
         "type": "assistant",

@@ -8,11 +8,12 @@ from importlib import resources
 import jsonschema
 import pytest
 
-from harness import _loader, _targets
-from harness._compare import compare
-from harness._execute import execute
-from harness._outcome import CAUSES, ERROR_KINDS, Diagnostic, Outcome
-from harness._scenario import DiagnosticExpectation, Expectation, Json, Seam
+from harness import targets
+from harness.catalogue import loader
+from harness.catalogue.outcome import CAUSES, ERROR_KINDS, Diagnostic, Outcome
+from harness.catalogue.scenario import DiagnosticExpectation, Expectation, Json, Seam
+from harness.seams.case import execute
+from harness.seams.compare import compare
 
 
 @pytest.fixture(scope="module")
@@ -24,9 +25,9 @@ def validator() -> jsonschema.Draft202012Validator:
 
 
 def test_every_catalogue_outcome_fits_the_schema_and_round_trips(
-    catalogue: _loader.Loaded, validator: jsonschema.Draft202012Validator
+    catalogue: loader.Loaded, validator: jsonschema.Draft202012Validator
 ) -> None:
-    target = _targets.create("reference-inproc")
+    target = targets.create("reference-inproc")
     for scenario in catalogue.scenarios:
         if scenario.seam is not Seam.AGENT_CLI:
             continue  # the canonical outcome is agent-cli's (service-api: test_service_api)

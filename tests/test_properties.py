@@ -14,11 +14,11 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness import _targets
-from harness._execute import execute
-from harness._outcome import Outcome
-from harness._protocol import problems
-from harness._scenario import Expectation, Json, Request, Scenario, Script, Seam, Step
+from harness import targets
+from harness.catalogue.outcome import Outcome
+from harness.catalogue.scenario import Expectation, Json, Request, Scenario, Script, Seam, Step
+from harness.seams.case import execute
+from harness.targets.protocol import problems
 
 SCHEMA = b'{"type":"object","properties":{"a":{"type":"integer"}},"required":["a"]}'
 VALID = '{"a":1}'
@@ -75,7 +75,7 @@ def _scenario(
 FAILING_EVENTS = {"turn.failed", "error"}
 exits = st.one_of(st.none(), st.sampled_from([0, 1, 2, 137]))
 signals = st.one_of(st.none(), st.sampled_from(["SIGKILL", "SIGTERM"]))
-TARGET = _targets.create("reference-inproc")
+TARGET = targets.create("reference-inproc")
 
 
 def _check(scenario: Scenario) -> Outcome:

@@ -9,19 +9,20 @@ from pathlib import Path
 
 import pytest
 
-from harness import _loader, _targets
-from harness._execute import execute
-from harness._protocol import ProtocolAdaptor, problems
-from harness._scenario import Seam
+from harness import targets
+from harness.catalogue import loader
+from harness.catalogue.scenario import Seam
+from harness.seams.case import execute
+from harness.targets.protocol import ProtocolAdaptor, problems
 
 HERE = Path(__file__).resolve().parent
 SERVE = f"{sys.executable} -m harness serve"
 
 
-def test_reference_through_the_protocol_is_identical(catalogue: _loader.Loaded) -> None:
+def test_reference_through_the_protocol_is_identical(catalogue: loader.Loaded) -> None:
     """Every agent-cli scenario: same status, outcome and mismatches as in process."""
-    inproc = _targets.create("reference-inproc")
-    remote = _targets.create(f"cmd-check:{SERVE}")
+    inproc = targets.create("reference-inproc")
+    remote = targets.create(f"cmd-check:{SERVE}")
     assert isinstance(remote, ProtocolAdaptor)
     try:
         differing = []
@@ -54,7 +55,7 @@ SUBSET = ["codex-happy", "claude-prose-twice", "cursor-exact-json", "codebuddy-a
     ],
 )
 def test_one_bad_scenario_does_not_stop_the_run(
-    catalogue: _loader.Loaded, mode: str, status: str, fragment: str
+    catalogue: loader.Loaded, mode: str, status: str, fragment: str
 ) -> None:
     by_id = {s.id: s for s in catalogue.scenarios}
     victim = SUBSET[1]
@@ -71,7 +72,7 @@ def test_one_bad_scenario_does_not_stop_the_run(
         assert f"misbehaving on purpose: {mode}" in reason  # stderr is attached
 
 
-def test_adaptor_that_cannot_start(catalogue: _loader.Loaded) -> None:
+def test_adaptor_that_cannot_start(catalogue: loader.Loaded) -> None:
     adaptor = ProtocolAdaptor("nothing", ("/nonexistent/adaptor",))
     result = execute(catalogue.scenarios[0], adaptor)
     assert result.status == "errored"

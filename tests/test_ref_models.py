@@ -2,7 +2,7 @@
 The reference model of Claude Code's loop against every real Claude capture.
 
 Each ``claude-*`` capture's model-api scenario is run through
-`harness._ref_claude.run_claude` in process, with the capture's model script
+`harness.systems.claude.loop.run_claude` in process, with the capture's model script
 served by the scripted fake through respx.  Its stdout must match the capture
 field for field (`compare_to_capture`), with the captured exit status and
 stderr, and the requests the fake recorded must equal the capture's
@@ -19,15 +19,15 @@ import httpx
 import pytest
 import respx
 
-from harness import _loader
-from harness._ajv import check_output, validation_errors
-from harness._model_api import CODEX_MODEL, ModelApiRequest
-from harness._model_run import model_script
-from harness._ref_claude import run_claude
-from harness._ref_codex import run_codex
-from harness._scenario import Scenario
+from harness.catalogue import loader
+from harness.catalogue.scenario import Scenario
+from harness.seams.model_api.run import model_script
+from harness.seams.model_api.values import CODEX_MODEL, ModelApiRequest
+from harness.systems.claude.ajv import check_output, validation_errors
+from harness.systems.claude.loop import run_claude
+from harness.systems.codex import run_codex
 from providers_fake.api import ScriptedModelAPI, install_respx
-from providers_fake.api._respx import OPENAI_BASE_URL
+from providers_fake.api.inprocess import OPENAI_BASE_URL
 from tests.capture_compare import compare_to_capture
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,7 +36,7 @@ SCENARIOS = ROOT / "scenarios" / "model-api"
 
 
 def _capture_scenarios(cli: str) -> dict[str, Scenario]:
-    loaded = _loader.load([SCENARIOS])
+    loaded = loader.load([SCENARIOS])
     return {
         s.capture: s
         for s in loaded.scenarios

@@ -16,13 +16,15 @@ from typing import Any
 import httpx
 import pytest
 
-from harness import _loader, _report, _targets
-from harness._execute import execute
-from harness._launch import InProcess
-from harness._outcome import Outcome
-from harness._ref_service import ReferenceService
-from harness._ref_throng import field_errors, publication, wrapper_options
-from harness._scenario import Json, Seam
+from harness import targets
+from harness.adaptor.launch import InProcess
+from harness.catalogue import loader
+from harness.catalogue.outcome import Outcome
+from harness.catalogue.scenario import Json, Seam
+from harness.reports import render
+from harness.seams.case import execute
+from harness.systems.service import ReferenceService
+from harness.systems.throng import field_errors, publication, wrapper_options
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -160,20 +162,20 @@ def test_other_turn_failures_keep_their_message() -> None:
 
 
 @pytest.fixture(scope="module")
-def report(catalogue: _loader.Loaded) -> _report.Report:
-    target = _targets.create("reference")
+def report(catalogue: loader.Loaded) -> render.Report:
+    target = targets.create("reference")
     services = [s for s in catalogue.scenarios if s.seam is Seam.SERVICE_API]
     results = [execute(s, target) for s in services]
-    return _report.Report.build(services, results, (), ROOT)
+    return render.Report.build(services, results, (), ROOT)
 
 
 def test_every_service_clause_has_passing_scenarios_on_the_reference(
-    report: _report.Report,
+    report: render.Report,
 ) -> None:
     rows = [r for r in report.coverage() if r["family"] in {"THR", "T3"}]
     assert len(rows) == 14
     assert [r["clause"] for r in rows if not r["passing_scenarios"]] == []
-    text = _report.coverage(report)
+    text = render.coverage(report)
     assert "## THR: Throng initialise API and A2A artifact" in text
     assert "## T3: T3 delegate_task typed results" in text
     for row in rows:
@@ -182,8 +184,8 @@ def test_every_service_clause_has_passing_scenarios_on_the_reference(
         assert f"covered ({passing} passing) |" in text
 
 
-def test_edge_case_catalogue_has_throng_and_t3_sections(report: _report.Report) -> None:
-    text = _report.catalogue(report)
+def test_edge_case_catalogue_has_throng_and_t3_sections(report: render.Report) -> None:
+    text = render.catalogue(report)
     assert "## scenarios/service-api/throng" in text
     assert "## scenarios/service-api/t3" in text
     assert "- initialise answers `400`" in text
@@ -193,8 +195,8 @@ def test_edge_case_catalogue_has_throng_and_t3_sections(report: _report.Report) 
     assert "- delegate_task fails with `result_schema_unsupported`" in text
 
 
-def test_json_report_names_each_case_seam(report: _report.Report) -> None:
-    document = json.loads(_report.to_json(report))
+def test_json_report_names_each_case_seam(report: render.Report) -> None:
+    document = json.loads(render.to_json(report))
     assert document["version"] == 2
     assert {c["seam"] for c in document["cases"]} == {"service-api"}
     assert {c["outcome"]["service"] for c in document["cases"]} == {"throng", "t3"}
@@ -212,17 +214,17 @@ def test_by_target_expectations_on_the_service_seam(tmp_path: Path) -> None:
         "expect: {status: 202, options_unset: [outputFormat]}\n"
         "by_target: {http: {status: 200}}\n"
     )
-    loaded = _loader.load([path])
+    loaded = loader.load([path])
     assert loaded.problems == ()
     [scenario] = loaded.scenarios
     merged = scenario.expectation_for("http")
     assert getattr(merged, "status", None) == 200
     assert getattr(merged, "options_unset", None) == ("outputFormat",)
     assert getattr(scenario.expectation_for("reference"), "status", None) == 202
-    report = _report.Report.build([scenario], [], [], tmp_path)
+    report = render.Report.build([scenario], [], [], tmp_path)
     assert (
         "- on `http` targets the expectation differs: initialise answers `200`; "
-        "option `outputFormat` is left unset" in _report.catalogue(report)
+        "option `outputFormat` is left unset" in render.catalogue(report)
     )
-    result = execute(scenario, _targets.create("reference-inproc"))
+    result = execute(scenario, targets.create("reference-inproc"))
     assert result.status == "passed"

@@ -13,15 +13,17 @@ from typing import Any
 import pytest
 from syrupy.assertion import SnapshotAssertion
 
-from harness import _loader, _report, _targets
-from harness._execute import execute
-from harness._scenario import Expectation, Json
+from harness import targets
+from harness.catalogue import loader
+from harness.catalogue.scenario import Expectation, Json
+from harness.reports import render
+from harness.seams.case import execute
 
 
-def _build(catalogue: _loader.Loaded, root: Path) -> _report.Report:
-    target = _targets.create("reference-inproc")
+def _build(catalogue: loader.Loaded, root: Path) -> render.Report:
+    target = targets.create("reference-inproc")
     results = [execute(s, target) for s in catalogue.scenarios]
-    return _report.Report.build(catalogue.scenarios, results, catalogue.problems, root)
+    return render.Report.build(catalogue.scenarios, results, catalogue.problems, root)
 
 
 def _mask(value: Any) -> Any:
@@ -35,28 +37,28 @@ def _mask(value: Any) -> Any:
     return value
 
 
-def test_two_runs_are_byte_identical(catalogue: _loader.Loaded, tmp_path: Path) -> None:
+def test_two_runs_are_byte_identical(catalogue: loader.Loaded, tmp_path: Path) -> None:
     root = Path(__file__).resolve().parent.parent
-    first = _report.write(_build(catalogue, root), tmp_path / "one")
-    second = _report.write(_build(catalogue, root), tmp_path / "two")
+    first = render.write(_build(catalogue, root), tmp_path / "one")
+    second = render.write(_build(catalogue, root), tmp_path / "two")
     for a, b in zip(first, second, strict=True):
         assert a.read_bytes() == b.read_bytes(), a.name
 
 
 @pytest.fixture(scope="module")
-def built(catalogue: _loader.Loaded) -> _report.Report:
+def built(catalogue: loader.Loaded) -> render.Report:
     """One run of the whole catalogue, shared by the tests that only read its report."""
     return _build(catalogue, Path(__file__).resolve().parent.parent)
 
 
-def test_json_report_snapshot(built: _report.Report, snapshot: SnapshotAssertion) -> None:
-    document = json.loads(_report.to_json(built))
+def test_json_report_snapshot(built: render.Report, snapshot: SnapshotAssertion) -> None:
+    document = json.loads(render.to_json(built))
     assert _mask(document) == snapshot
 
 
-def test_matrix_links_failures_and_counts(catalogue: _loader.Loaded, built: _report.Report) -> None:
+def test_matrix_links_failures_and_counts(catalogue: loader.Loaded, built: render.Report) -> None:
     report = built
-    text = _report.matrix(report)
+    text = render.matrix(report)
     summary = report.summary()["reference-inproc"]
     assert summary["passed"] == len(catalogue.scenarios)
     assert f"| reference-inproc | {summary['passed']} | 0 | 0 | 0 |" in text
@@ -64,24 +66,24 @@ def test_matrix_links_failures_and_counts(catalogue: _loader.Loaded, built: _rep
         assert f"[{scenario.id}](catalogue.md#{scenario.id})" in text
 
 
-def test_failure_is_linked_with_a_diff(catalogue: _loader.Loaded) -> None:
+def test_failure_is_linked_with_a_diff(catalogue: loader.Loaded) -> None:
     scenario = next(s for s in catalogue.scenarios if s.id == "codex-happy")
     wrong = replace(scenario, expect=Expectation(value=Json.of({"cause": "other"})))
-    result = execute(wrong, _targets.create("reference-inproc"))
+    result = execute(wrong, targets.create("reference-inproc"))
     assert result.status == "failed"
-    report = _report.Report.build([wrong], [result], [], Path.cwd())
-    assert "[FAIL](failures.md#codex-happy-reference-inproc)" in _report.matrix(report)
-    failures = _report.failures(report)
+    report = render.Report.build([wrong], [result], [], Path.cwd())
+    assert "[FAIL](failures.md#codex-happy-reference-inproc)" in render.matrix(report)
+    failures = render.failures(report)
     assert '<a id="codex-happy-reference-inproc"></a>' in failures
     assert '-   "cause": "other"' in failures
-    junit = _report.junit(report)
+    junit = render.junit(report)
     assert '<failure message="outcome differs">' in junit
 
 
 def test_catalogue_has_a_section_per_scenario(
-    catalogue: _loader.Loaded, built: _report.Report
+    catalogue: loader.Loaded, built: render.Report
 ) -> None:
-    text = _report.catalogue(built)
+    text = render.catalogue(built)
     for scenario in catalogue.scenarios:
         assert f'<a id="{scenario.id}"></a>' in text
         assert scenario.description in text

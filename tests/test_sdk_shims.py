@@ -23,10 +23,10 @@ from pathlib import Path
 
 import pytest
 
-from harness._cli import main
-from harness._launch import find_executable
+from harness.adaptor.launch import find_executable
+from harness.cli import main
 from providers_fake import RECORD_ENV, SCRIPT_ENV, replay
-from providers_fake import _streamin as streamin
+from providers_fake.cli import streamin
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIMS = ROOT / "examples" / "sdk-shims"

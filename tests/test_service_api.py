@@ -22,14 +22,15 @@ import jsonschema
 import pytest
 import respx
 
-from harness import _engine, _loader, _targets
-from harness._cli import main
-from harness._execute import CaseResult, execute
-from harness._launch import InProcess
-from harness._ref_service import ReferenceService
-from harness._scenario import Scenario, Seam
-from harness._targets import HttpService
+from harness import engine, targets
+from harness.adaptor.launch import InProcess
+from harness.catalogue import loader
+from harness.catalogue.scenario import Scenario, Seam
+from harness.cli import main
 from harness.exceptions import NoSuchTarget
+from harness.seams.case import CaseResult, execute
+from harness.systems.service import ReferenceService
+from harness.targets import HttpService
 from tests.service_server import serving
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,7 +39,7 @@ Handle = Callable[[httpx.Request], httpx.Response]
 
 
 @pytest.fixture(scope="module")
-def services(catalogue: _loader.Loaded) -> list[Scenario]:
+def services(catalogue: loader.Loaded) -> list[Scenario]:
     return [s for s in catalogue.scenarios if s.seam is Seam.SERVICE_API]
 
 
@@ -76,7 +77,7 @@ def test_catalogue_is_large_enough_and_cites_every_service_clause(
 
 
 def test_http_target_through_respx_gives_identical_outcomes(services: list[Scenario]) -> None:
-    inproc = _targets.create("reference-inproc")
+    inproc = targets.create("reference-inproc")
     differing = []
     for scenario in services:
         a = execute(scenario, inproc)
@@ -88,8 +89,8 @@ def test_http_target_through_respx_gives_identical_outcomes(services: list[Scena
 
 
 def test_subprocess_and_inproc_fakes_give_identical_outcomes(services: list[Scenario]) -> None:
-    inproc = _targets.create("reference-inproc")
-    real = _targets.create("reference")
+    inproc = targets.create("reference-inproc")
+    real = targets.create("reference")
     assert [s.id for s in services if not _same(execute(s, inproc), execute(s, real))] == []
 
 
@@ -114,12 +115,12 @@ def test_whole_seam_over_a_real_socket(tmp_path: Path, capsys: pytest.CaptureFix
 
 
 def test_agent_cli_targets_skip_service_scenarios(services: list[Scenario]) -> None:
-    result = execute(services[0], _targets.create("python:tests.adaptors:reference"))
+    result = execute(services[0], targets.create("python:tests.adaptors:reference"))
     assert result.status == "skipped"
     assert "does not serve the service-api seam" in (result.reason or "")
 
 
-def test_http_target_skips_agent_cli_scenarios(catalogue: _loader.Loaded) -> None:
+def test_http_target_skips_agent_cli_scenarios(catalogue: loader.Loaded) -> None:
     scenario = next(s for s in catalogue.scenarios if s.seam is Seam.AGENT_CLI)
     assert execute(scenario, HttpService.from_spec(f"http:{SUT}")).status == "skipped"
 
@@ -133,15 +134,15 @@ def test_http_target_skips_agent_cli_scenarios(catalogue: _loader.Loaded) -> Non
     ],
 )
 def test_http_target_specs(spec: str, url: str) -> None:
-    target = _targets.create(spec)
+    target = targets.create(spec)
     assert isinstance(target, HttpService)
     assert (target.url, target.kind, target.name) == (url, "http", spec)
 
 
 def test_named_http_target_and_bad_spec() -> None:
-    assert _targets.create("staging=http:http://127.0.0.1:1").name == "staging"
+    assert targets.create("staging=http:http://127.0.0.1:1").name == "staging"
     with pytest.raises(NoSuchTarget, match="http:BASE_URL"):
-        _targets.create("http:sut.test")
+        targets.create("http:sut.test")
 
 
 # -- a misbehaving service errors its own scenario; the run goes on ------------
@@ -292,19 +293,19 @@ def outcome_validator() -> jsonschema.Draft202012Validator:
 def test_outcomes_fit_their_schema_and_survive_the_engine(
     services: list[Scenario], outcome_validator: jsonschema.Draft202012Validator
 ) -> None:
-    target = _targets.create("reference-inproc")
+    target = targets.create("reference-inproc")
     for scenario in services:
         result = execute(scenario, target)
         assert result.outcome is not None
         data = result.outcome.to_json()
         assert [e.message for e in outcome_validator.iter_errors(data)] == [], scenario.id
         # pytest-xdist carries results between processes as JSON.
-        assert _engine.result_from_json(_engine.result_to_json(result)) == result
+        assert engine.result_from_json(engine.result_to_json(result)) == result
 
 
 def test_failure_summary_names_what_the_service_did(services: list[Scenario]) -> None:
     by_id = _by_id(services)
-    target = _targets.create("reference-inproc")
+    target = targets.create("reference-inproc")
     outcome = execute(by_id["throng-unsatisfiable-retries-exhausted"], target).outcome
     assert outcome is not None
     assert outcome.summary() == "initialise 202, turn failed"

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from harness import _seams
-from harness._cli import main
+from harness.catalogue import seam
+from harness.cli import main
 from tests.lintcheck import assert_one_clear_line
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -241,8 +241,8 @@ def test_every_registered_seam_has_its_schema_fragment() -> None:
         branch["if"]["properties"]["seam"]["const"]: branch["then"]["$ref"]
         for branch in schema["$defs"]["scenario"]["allOf"]
     }
-    _seams.get("agent-cli")  # load the built-in seams
-    registered = {name: f"#/$defs/{kind.schema_def}" for name, kind in _seams.SEAMS.items()}
+    seam.get("agent-cli")  # load the built-in seams
+    registered = {name: f"#/$defs/{kind.schema_def}" for name, kind in seam.SEAMS.items()}
     assert dispatch == registered
     for ref in dispatch.values():
         assert ref.removeprefix("#/$defs/") in schema["$defs"]
@@ -251,8 +251,8 @@ def test_every_registered_seam_has_its_schema_fragment() -> None:
 def test_a_seam_without_a_kind_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _seams.get("agent-cli")  # load the built-in seams, then take one away
-    monkeypatch.delitem(_seams.SEAMS, "model-api")
+    seam.get("agent-cli")  # load the built-in seams, then take one away
+    monkeypatch.delitem(seam.SEAMS, "model-api")
     path = tmp_path / "model.yaml"
     path.write_text((ROOT / "scenarios" / "model-api" / "codex" / "happy.yaml").read_text())
     assert main(["lint", str(path)]) == 2

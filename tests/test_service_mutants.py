@@ -16,10 +16,12 @@ from typing import Any
 import jsonschema
 import pytest
 
-from harness import _a2a, _loader, _ref_t3, _ref_throng, _targets
-from harness._execute import execute
-from harness._outcome import Outcome
-from harness._scenario import Seam
+from harness import targets
+from harness.catalogue import loader
+from harness.catalogue.outcome import Outcome
+from harness.catalogue.scenario import Seam
+from harness.seams.case import execute
+from harness.systems import a2a, t3, throng
 
 Mutate = Callable[[pytest.MonkeyPatch], None]
 
@@ -36,13 +38,13 @@ def _reescape(value: Any) -> Any:
 
 def reescaping_typed_result(monkeypatch: pytest.MonkeyPatch) -> None:
     """Strings in typedResult are escaped once more (the seed 003 corruption)."""
-    original = _ref_t3._Task.status_json
+    original = t3._Task.status_json
 
-    def status_json(self: _ref_t3._Task, task_id: str) -> dict[str, Any]:
+    def status_json(self: t3._Task, task_id: str) -> dict[str, Any]:
         out = original(self, task_id)
         return {**out, "typedResult": _reescape(out["typedResult"])}
 
-    monkeypatch.setattr(_ref_t3._Task, "status_json", status_json)
+    monkeypatch.setattr(t3._Task, "status_json", status_json)
 
 
 def _publish_with(data_for: Callable[[Outcome, bool], Any], *, data_first: bool = False) -> Any:
@@ -51,19 +53,19 @@ def _publish_with(data_for: Callable[[Outcome, bool], Any], *, data_first: bool 
     ) -> dict[str, Any]:
         if outcome.error not in {None, "policy_violation", "decode_error"}:
             return _PUBLICATION(outcome, structured, version, artifact_id)
-        shape = _a2a.SHAPES[version]
+        shape = a2a.SHAPES[version]
         parts = [shape.text(outcome.text or "")]
         value = data_for(outcome, structured)
         if value is not _NONE:
             parts.insert(0 if data_first else 1, shape.data(value))
-        return {"state": "completed", "artifact": _a2a.artifact(version, "a", "response", parts)}
+        return {"state": "completed", "artifact": a2a.artifact(version, "a", "response", parts)}
 
     return publication
 
 
 _NONE = object()
 #: The reference's own publication, for the failures the mutants leave alone.
-_PUBLICATION = _ref_throng.publication
+_PUBLICATION = throng.publication
 
 
 def _value(outcome: Outcome, structured: bool) -> Any:
@@ -72,7 +74,7 @@ def _value(outcome: Outcome, structured: bool) -> Any:
 
 
 def _patch_publication(monkeypatch: pytest.MonkeyPatch, replacement: Any) -> None:
-    monkeypatch.setattr(_ref_throng, "publication", replacement)
+    monkeypatch.setattr(throng, "publication", replacement)
 
 
 def data_part_for_any_value(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -104,17 +106,17 @@ def data_part_first(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def exhaustion_degrades_to_text(monkeypatch: pytest.MonkeyPatch) -> None:
     """Retry exhaustion publishes the text instead of failing the turn."""
-    original = _ref_throng.publication
+    original = throng.publication
 
     def publication(
         outcome: Outcome, structured: bool, version: str, artifact_id: str
     ) -> dict[str, Any]:
         if outcome.cause == "max_structured_output_retries":
-            parts = [_a2a.SHAPES[version].text(outcome.text or "")]
-            return {"state": "completed", "artifact": _a2a.artifact(version, "a", "r", parts)}
+            parts = [a2a.SHAPES[version].text(outcome.text or "")]
+            return {"state": "completed", "artifact": a2a.artifact(version, "a", "r", parts)}
         return original(outcome, structured, version, artifact_id)
 
-    monkeypatch.setattr(_ref_throng, "publication", publication)
+    monkeypatch.setattr(throng, "publication", publication)
 
 
 def _camel(value: Any) -> Any:
@@ -127,7 +129,7 @@ def _camel(value: Any) -> Any:
 
 def camel_cases_the_schema(monkeypatch: pytest.MonkeyPatch) -> None:
     """The mapper renames keys inside output_format like thinking.budget_tokens."""
-    monkeypatch.setitem(_ref_throng._OPTIONS, "output_format", ("outputFormat", _camel))
+    monkeypatch.setitem(throng._OPTIONS, "output_format", ("outputFormat", _camel))
 
 
 def typeof_only_checks(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -150,12 +152,12 @@ def typeof_only_checks(monkeypatch: pytest.MonkeyPatch) -> None:
                 return [{"field": "agent.output_format.schema", "reason": "x"}]
         return []
 
-    monkeypatch.setattr(_ref_throng, "field_errors", field_errors)
+    monkeypatch.setattr(throng, "field_errors", field_errors)
 
 
 def validates_schema_at_initialise(monkeypatch: pytest.MonkeyPatch) -> None:
     """Throng compiles the schema itself and refuses invalid ones with a 400."""
-    original = _ref_throng.field_errors
+    original = throng.field_errors
 
     def field_errors(manifest: Any) -> list[dict[str, str]]:
         found = original(manifest)
@@ -168,19 +170,19 @@ def validates_schema_at_initialise(monkeypatch: pytest.MonkeyPatch) -> None:
             return [{"field": "agent.output_format.schema", "reason": "invalid JSON Schema"}]
         return []
 
-    monkeypatch.setattr(_ref_throng, "field_errors", field_errors)
+    monkeypatch.setattr(throng, "field_errors", field_errors)
 
 
 def prose_fallback_for_cursor(monkeypatch: pytest.MonkeyPatch) -> None:
     """Cursor accepts resultSchema and is prompted for JSON instead of refusing."""
-    monkeypatch.setitem(_ref_t3.ADAPTERS, "cursor", _ref_t3.ChildAdapter("cursor", lambda s: {}))
+    monkeypatch.setitem(t3.ADAPTERS, "cursor", t3.ChildAdapter("cursor", lambda s: {}))
 
 
 def follow_ups_forget_the_schema(monkeypatch: pytest.MonkeyPatch) -> None:
     """The adapter takes the schema from the delegate call, not from the child thread."""
-    original = _ref_t3.T3.follow_up
+    original = t3.T3.follow_up
 
-    def follow_up(self: _ref_t3.T3, task_id: str, body: dict[str, Any]) -> dict[str, Any]:
+    def follow_up(self: t3.T3, task_id: str, body: dict[str, Any]) -> dict[str, Any]:
         thread = self.threads[self.tasks[task_id].thread_id]
         saved, thread.schema = thread.schema, None
         try:
@@ -188,7 +190,7 @@ def follow_ups_forget_the_schema(monkeypatch: pytest.MonkeyPatch) -> None:
         finally:
             thread.schema = saved
 
-    monkeypatch.setattr(_ref_t3.T3, "follow_up", follow_up)
+    monkeypatch.setattr(t3.T3, "follow_up", follow_up)
 
 
 MUTANTS: list[tuple[Mutate, set[str]]] = [
@@ -265,12 +267,12 @@ MUTANTS: list[tuple[Mutate, set[str]]] = [
     ("mutate", "caught_by"), [pytest.param(*m, id=m[0].__name__) for m in MUTANTS]
 )
 def test_each_mistake_is_caught_by_its_scenarios(
-    catalogue: _loader.Loaded,
+    catalogue: loader.Loaded,
     monkeypatch: pytest.MonkeyPatch,
     mutate: Mutate,
     caught_by: set[str],
 ) -> None:
     mutate(monkeypatch)
-    target = _targets.create("reference-inproc")
+    target = targets.create("reference-inproc")
     results = [execute(s, target) for s in catalogue.scenarios if s.seam is Seam.SERVICE_API]
     assert {r.scenario for r in results if r.status != "passed"} == caught_by

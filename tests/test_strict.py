@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness._strict import MAX_DEPTH, derive
+from harness.systems.claude.strict import MAX_DEPTH, derive
 
 DIAGNOSIS = {
     "type": "object",

@@ -6,7 +6,7 @@ The published Claude Agent SDK for Python as a target of the harness.
         --target "claude-agent-sdk=cmd:python examples/sdk-shims/claude_agent_sdk_shim.py"
 
 It speaks the JSON-lines target protocol (``start``, ``run``..., ``stop``;
-see ``harness/_serve.py``) and answers each ``run`` for the ``claude`` driver
+see ``harness/targets/serve.py``) and answers each ``run`` for the ``claude`` driver
 by calling ``claude_agent_sdk.query()`` with ``cli_path`` pointed at the
 harness's ``fake-claude``.  The SDK is the system under test, so this shim
 does what a typical SDK user's code does and nothing more:

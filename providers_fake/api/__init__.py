@@ -15,10 +15,10 @@ when `install_respx` is first called.
 
 from __future__ import annotations
 
-from providers_fake.api._fake import ScriptedModelAPI, api_for
-from providers_fake.api._loopback import LOOPBACK, LoopbackServer
-from providers_fake.api._record import ENFORCE_PREFIX, RecordedRequest
-from providers_fake.api._script import (
+from providers_fake.api.fake import ScriptedModelAPI, api_for
+from providers_fake.api.loopback import LOOPBACK, LoopbackServer
+from providers_fake.api.record import ENFORCE_PREFIX, RecordedRequest
+from providers_fake.api.script import (
     FOUNDRY_MESSAGE,
     STRUCTURED_OUTPUT,
     Answer,
@@ -69,7 +69,7 @@ __all__ = [
 def install_respx(
     router: respx.MockRouter, fake: ScriptedModelAPI, base_url: str = "https://api.anthropic.com"
 ) -> respx.Route:
-    """Route every request under `base_url` on a respx `router` to `fake` (see `_respx`)."""
-    from providers_fake.api._respx import install  # noqa: PLC0415 - keeps httpx out of imports
+    """Route every request under `base_url` on a respx `router` to `fake` (see `inprocess`)."""
+    from providers_fake.api.inprocess import install  # noqa: PLC0415 - keeps httpx out of imports
 
     return install(router, fake, base_url)

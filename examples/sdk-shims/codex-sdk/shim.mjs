@@ -5,7 +5,7 @@
 //   harness run scenarios --target "codex-sdk=cmd:node examples/sdk-shims/codex-sdk/shim.mjs"
 //
 // It speaks the harness's JSON-lines target protocol (start, run..., stop; see
-// harness/_serve.py) and answers each `run` for the codex driver with
+// harness/targets/serve.py) and answers each `run` for the codex driver with
 //
 //   new Codex({ codexPathOverride: <fake-codex>, env })
 //     .startThread({ workingDirectory, skipGitRepoCheck: true })

@@ -1,0 +1,99 @@
+"""
+The driver seam: how the reference adaptor talks to one agent CLI.
+
+A driver turns a negotiated plan into argv, and a finished process into a
+`Parsed` value: the assistant text, the raw terminal payload, the native
+candidate (only from a clean, successful terminal) or the failure cause.
+Drivers register themselves by name; the pipeline never branches on a CLI.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar, Protocol
+
+from harness.adaptor.intake import Schema
+from harness.adaptor.launch import Finished
+from harness.adaptor.negotiate import Plan
+from harness.catalogue.scenario import Json
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """What a driver made of a provider run."""
+
+    text: str | None = None
+    raw: Json | None = None
+    candidate: str | None = None
+    cause: str | None = None
+    message: str = ""
+
+
+class Driver(Protocol):
+    """Builds the command line for a plan and reads what the CLI printed."""
+
+    name: ClassVar[str]
+
+    def argv(
+        self, exe: str, plan: Plan, schema: Schema | None, prompt: str, work: Path
+    ) -> list[str]: ...
+
+    def parse(self, finished: Finished, plan: Plan) -> Parsed: ...
+
+
+_REGISTRY: dict[str, Driver] = {}
+
+
+def register(factory: Callable[[], Driver]) -> Callable[[], Driver]:
+    """Class decorator: make a driver available under its ``name``."""
+    driver = factory()
+    if driver.name in _REGISTRY:
+        raise TypeError(f"driver {driver.name!r} registered twice")
+    _REGISTRY[driver.name] = driver
+    return factory
+
+
+def get(name: str) -> Driver:
+    return _REGISTRY[name]
+
+
+class Malformed(ValueError):
+    """The provider's output broke its own protocol."""
+
+
+def json_lines(stdout: bytes, *, allow_prose: bool) -> Iterator[dict[str, Any]]:
+    """
+    Decode stdout as JSON lines; raise `Malformed` on the first bad line.
+
+    With ``allow_prose``, lines that do not start with ``{`` are transcript
+    text, not protocol (Codex prints such lines); otherwise they are errors.
+    """
+    try:
+        text = stdout.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise Malformed(f"stdout is not UTF-8 at byte {error.start}") from None
+    for number, line in enumerate(text.split("\n"), start=1):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if allow_prose and not stripped.startswith("{"):
+            continue
+        try:
+            event = json.loads(stripped)
+        except json.JSONDecodeError as error:
+            raise Malformed(f"line {number} is not JSON: {error.msg}") from None
+        if not isinstance(event, dict):
+            raise Malformed(f"line {number} is not a JSON object")
+        yield event
+
+
+def process_failure(finished: Finished) -> Parsed | None:
+    """Failures visible without reading stdout: a timeout or a signal."""
+    if finished.timed_out:
+        return Parsed(cause="timeout", message="provider timed out and was killed")
+    if finished.signal is not None:
+        return Parsed(cause="signal", message=f"provider died by signal {finished.signal}")
+    return None

@@ -1,0 +1,205 @@
+"""
+The ``harness`` command: lint, list, show, run and bench.
+
+Each subcommand is a thin shell over the core; ``run`` hands the catalogue to
+pytest (the engine) with the reports plugin switched on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from harness import seams, targets
+from harness.catalogue import loader
+from harness.catalogue.clauses import registry
+from harness.exceptions import HarnessError
+
+
+def _paths(given: Sequence[str]) -> list[Path]:
+    return [Path(p) for p in given] or [Path("scenarios")]
+
+
+def lint(args: argparse.Namespace) -> int:
+    loaded = loader.load(_paths(args.paths))
+    for problem in loaded.problems:
+        print(problem)
+    if loaded.problems:
+        print(f"{len(loaded.problems)} problem(s)", file=sys.stderr)
+        return 2
+    print(f"{len(loaded.scenarios)} scenarios OK")
+    return 0
+
+
+def list_(args: argparse.Namespace) -> int:
+    loaded = loader.load(_paths(args.paths))
+    for problem in loaded.problems:
+        print(problem, file=sys.stderr)
+    for s in loaded.scenarios:
+        if args.tag and not set(args.tag) & set(s.tags):
+            continue
+        print(f"{s.id:48} {s.seam.value:11} {','.join(s.clauses):24} {s.title}")
+    return 2 if loaded.problems else 0
+
+
+def show(args: argparse.Namespace) -> int:
+    loaded = loader.load(_paths(args.paths))
+    found = [s for s in loaded.scenarios if s.id == args.id]
+    if not found:
+        print(f"no scenario with id {args.id!r}", file=sys.stderr)
+        return 2
+    s = found[0]
+    clauses = registry()
+    print(f"{s.id}: {s.title}")
+    print(f"file: {s.path}:{s.line}")
+    print(f"seam: {s.seam.value}   tags: {', '.join(s.tags) or '-'}")
+    if s.capture:
+        print(f"replays capture: {s.capture}")
+    print()
+    print(s.description)
+    print()
+    print("clauses:")
+    for clause in s.clauses:
+        print(f"  {clause}: {clauses[clause].summary}")
+    print()
+    for line in seams.require(s.seam.value).show(s):
+        print(line)
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    import pytest  # noqa: PLC0415  (lint, list and show start faster without it)
+
+    for target in args.target:
+        targets.create(target)  # a bad spec is one clear line, before pytest starts
+    argv = ["--pyargs", "harness.testing", "-p", "no:cacheprovider", "-q", "-rfE"]
+    # The CLI has imported the harness already; pytest need not say it cannot rewrite it.
+    argv += ["-W", "ignore::pytest.PytestAssertRewriteWarning"]
+    argv += ["--rootdir", str(Path.cwd())]
+    for path in _paths(args.paths):
+        argv += ["--harness-scenarios", str(path)]
+    for target in args.target:
+        argv += ["--harness-target", target]
+    if args.reports:
+        argv += ["--harness-reports", args.reports]
+    if args.baselines:
+        argv += ["--harness-baselines", args.baselines]
+    if args.k:
+        argv += ["-k", args.k]
+    if args.tag:
+        argv += ["-m", " or ".join(args.tag)]
+    if args.workers:
+        argv += ["-n", str(args.workers)]
+    argv += getattr(args, "pytest_args", [])
+    return int(pytest.main(argv))
+
+
+def bench(args: argparse.Namespace) -> int:
+    from harness.reports import bench  # noqa: PLC0415  (only the benchmark needs it)
+
+    return bench.main(args.scenarios, args.repeat)
+
+
+def baseline(args: argparse.Namespace) -> int:
+    from harness import engine  # noqa: PLC0415  (only this command needs these)
+    from harness.reports import baseline  # noqa: PLC0415
+    from harness.seams import case  # noqa: PLC0415
+
+    target = targets.create(args.target)
+    if engine.baseline_path(Path("baselines"), target.name) is None:
+        print(f"harness: give the target a short name: NAME={args.target}", file=sys.stderr)
+        return 2
+    loaded = loader.load(_paths(args.paths))
+    for problem in loaded.problems:
+        print(problem, file=sys.stderr)
+    if loaded.problems:
+        return 2
+    try:
+        results = [case.execute(s, target) for s in loaded.scenarios]
+    finally:
+        targets.close_all()
+        close = getattr(target, "close", None)
+        if close is not None:
+            close()
+    text = baseline.render(target.name, results)
+    out = Path(args.out or f"baselines/{target.name}.yaml")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
+    failing = sum(r.status in {"failed", "errored"} for r in results)
+    print(f"wrote {out}: {failing} known failure(s) of {len(results)} scenarios")
+    return 0
+
+
+def serve(args: argparse.Namespace) -> int:
+    from harness.targets import serve  # noqa: PLC0415  (only the protocol server needs it)
+
+    return serve.main()
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="harness", description=__doc__.splitlines()[1])
+    sub = top.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("lint", help="check scenario files; one line per problem, exit 2 if any")
+    p.add_argument("paths", nargs="*")
+    p.set_defaults(func=lint)
+
+    p = sub.add_parser("list", help="list scenarios")
+    p.add_argument("paths", nargs="*")
+    p.add_argument("--tag", action="append", default=[])
+    p.set_defaults(func=list_)
+
+    p = sub.add_parser("show", help="show one scenario, its clauses and what it documents")
+    p.add_argument("id")
+    p.add_argument("paths", nargs="*")
+    p.set_defaults(func=show)
+
+    p = sub.add_parser("run", help="run the catalogue through pytest and write the reports")
+    p.add_argument("paths", nargs="*")
+    p.add_argument("--target", action="append", default=[], help="target spec (repeatable)")
+    p.add_argument("-k", default=None, help="pytest -k expression over case ids")
+    p.add_argument("--tag", action="append", default=[], help="only scenarios with this tag")
+    p.add_argument("--reports", default="reports", help="folder for the reports ('' for none)")
+    p.add_argument("-n", "--workers", default=None, help="pytest-xdist workers")
+    p.add_argument(
+        "--baselines", default=None, help="folder of per-target baselines (default: ./baselines)"
+    )
+    p.epilog = "Arguments after a bare -- are passed to pytest (e.g. -- --junitxml=out.xml)."
+    p.set_defaults(func=run)
+
+    p = sub.add_parser("baseline", help="write a baseline of a target's current failures")
+    p.add_argument("paths", nargs="*")
+    p.add_argument("--target", required=True, help="NAME=SPEC: the target and its short name")
+    p.add_argument("-o", "--out", default=None, help="file to write (default baselines/NAME.yaml)")
+    p.set_defaults(func=baseline)
+
+    p = sub.add_parser(
+        "serve", help="serve the reference adaptor over the JSON-lines target protocol"
+    )
+    p.set_defaults(func=serve)
+
+    p = sub.add_parser("bench", help="measure per-scenario cost and fake start-up time")
+    p.add_argument("scenarios", nargs="?", default="scenarios")
+    p.add_argument("--repeat", type=int, default=3)
+    p.set_defaults(func=bench)
+    return top
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # Everything after a bare "--" goes to pytest untouched.
+    extra = argv[argv.index("--") + 1 :] if "--" in argv else []
+    argv = argv[: argv.index("--")] if "--" in argv else argv
+    args = parser().parse_args(argv)
+    args.pytest_args = extra
+    try:
+        return int(args.func(args))
+    except HarnessError as error:
+        print(f"harness: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

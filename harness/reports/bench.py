@@ -1,0 +1,158 @@
+"""
+The benchmark: what a scenario costs, and what a fake CLI costs to start.
+
+Prints figures rather than asserting them: in-process and subprocess
+scenarios per second over the agent-cli catalogue, the in-process cost per
+scenario, the median start-up time of each fake CLI beside a bare
+``python -c pass`` from the same interpreter, and what one real-CLI
+model-api scenario costs bare (loopback fake plus the binary), through the
+harness in process, and as a whole ``harness run`` command.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import cast
+
+import providers_fake
+from harness import targets
+from harness.adaptor.launch import EXECUTABLES, find_executable
+from harness.catalogue import loader
+from harness.catalogue.scenario import Scenario, Seam
+from harness.seams.case import execute
+from harness.seams.model_api.run import model_script, run_case
+from harness.seams.model_api.values import ModelApiRequest
+from harness.targets import Target
+from providers_fake.api import realcli
+
+_STARTS = 40
+
+
+def _catalogue(path: str) -> list[Scenario]:
+    loaded = loader.load([Path(path)])
+    return [s for s in loaded.scenarios if s.seam is Seam.AGENT_CLI]
+
+
+def _pauses(scenario: Scenario) -> bool:
+    steps = scenario.script.steps if scenario.script else ()
+    return any(step.kind in {"sleep", "hang"} for step in steps)
+
+
+def _rate(scenarios: list[Scenario], target: str, repeat: int) -> tuple[float, float, int]:
+    return _rate_on(scenarios, targets.create(target), repeat)
+
+
+def _rate_on(scenarios: list[Scenario], runner: Target, repeat: int) -> tuple[float, float, int]:
+    best = float("inf")
+    failures = 0
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for scenario in scenarios:
+            failures += execute(scenario, runner).status != "passed"
+        best = min(best, time.perf_counter() - start)
+    return len(scenarios) / best, best / len(scenarios) * 1000, failures
+
+
+def _median_start(argv: list[str], env: dict[str, str] | None = None) -> float:
+    times = []
+    for _ in range(_STARTS):
+        start = time.perf_counter()
+        subprocess.run(argv, env=env, capture_output=True, timeout=30, check=False)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1000
+
+
+def startup() -> dict[str, float]:
+    """Median start-up in ms of bare Python and of each fake replaying one line."""
+    # The same minimal environment for every command, bare Python included.
+    base = {"PATH": "/usr/bin:/bin"}
+    figures = {"python -c pass": _median_start([sys.executable, "-c", "pass"], base)}
+    with tempfile.TemporaryDirectory() as folder:
+        for cli, exe in EXECUTABLES.items():
+            script = Path(folder) / f"{cli}.json"
+            script.write_text(json.dumps({"cli": cli, "seed": "bench", "steps": []}))
+            env = {**base, providers_fake.SCRIPT_ENV: str(script)}
+            argv = {"codex": ["exec", "--json", "hi"]}.get(
+                cli, ["-p", "--output-format", "json", "hi"]
+            )
+            figures[exe] = _median_start([find_executable(cli), *argv], env)
+    return figures
+
+
+def main(path: str, repeat: int) -> int:
+    scenarios = _catalogue(path)
+    print(f"agent-cli scenarios: {len(scenarios)} (best of {repeat} passes)")
+    rate, each, bad = _rate(scenarios, "reference-inproc", repeat)
+    print(f"in-process:  {rate:8.1f} scenarios/s  ({each:.2f} ms per scenario)")
+    rate, each, bad2 = _rate(scenarios, "reference", max(1, repeat // 3))
+    print(f"subprocess:  {rate:8.1f} scenarios/s  ({each:.2f} ms per scenario)")
+    # The protocol hop, measured on scenarios without scripted pauses so that
+    # sleeps and timeouts do not drown it.
+    quick = [s for s in scenarios if not _pauses(s)]
+    _, direct, _ = _rate(quick, "reference", 1)
+    served = targets.create(f"cmd:{sys.executable} -m harness serve")
+    try:
+        execute(quick[0], served)  # start the server outside the timing
+        _, remote, bad3 = _rate_on(quick, served, 1)
+    finally:
+        getattr(served, "close", lambda: None)()
+    print(
+        f"protocol:    {remote:.2f} ms per scenario through `harness serve` vs "
+        f"{direct:.2f} ms direct ({remote - direct:+.2f} ms; {len(quick)} scenarios "
+        "without scripted pauses)"
+    )
+    bad2 += bad3
+    figures = startup()
+    bare = figures["python -c pass"]
+    print(f"start-up medians over {_STARTS} runs:")
+    for name, ms in figures.items():
+        print(f"  {name:20} {ms:7.2f} ms  ({ms / bare:.2f}x bare python)")
+    bad2 += real_cli(path)
+    if bad or bad2:
+        print(f"warning: {bad + bad2} case(s) did not pass during the benchmark")
+    return 0
+
+
+#: The model-api scenario the real-CLI figures are taken on, and how often.
+REAL_SCENARIO, REAL_RUNS = "model-claude-happy-json", 5
+
+
+def real_cli(path: str) -> int:
+    """Median seconds of one real-CLI scenario three ways; the number of failures."""
+    if not realcli.enabled():
+        print(f"real CLI: not measured ({realcli.SWITCH_ENV}=off)")
+        return 0
+    loaded = loader.load([Path(path)])
+    scenario = next((s for s in loaded.scenarios if s.id == REAL_SCENARIO), None)
+    if scenario is None:
+        print(f"real CLI: not measured ({REAL_SCENARIO} is not under {path})")
+        return 0
+    request = cast(ModelApiRequest, scenario.request)
+    binary = realcli.locate(request.cli)
+    target = targets.create("real")
+    bare, harnessed, whole, failures = [], [], [], 0
+    with tempfile.TemporaryDirectory() as reports:
+        command = [sys.executable, "-m", "harness", "run", str(scenario.path), "--target", "real"]
+        command += ["-k", scenario.id, "--reports", reports, "-n", "0"]
+        for _ in range(REAL_RUNS):
+            start = time.perf_counter()
+            run_case(request, model_script(scenario), binary)
+            bare.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            failures += execute(scenario, target).status != "passed"
+            harnessed.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            done = subprocess.run(command, capture_output=True, timeout=300, check=False)
+            whole.append(time.perf_counter() - start)
+            failures += done.returncode != 0
+    print(f"real CLI, {REAL_SCENARIO}, medians of {REAL_RUNS} (claude {realcli.CLAUDE_VERSION}):")
+    print(f"  bare (loopback fake + binary):   {statistics.median(bare):.3f} s")
+    print(f"  through the harness, in process: {statistics.median(harnessed):.3f} s")
+    print(f"  whole `harness run` command:     {statistics.median(whole):.3f} s")
+    return failures

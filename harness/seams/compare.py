@@ -1,0 +1,176 @@
+"""
+Comparison of an outcome with a scenario's expectation.
+
+Only the fields an expectation names are checked.  The result is a tuple of
+`Mismatch` values, each naming the field with what was expected and what
+came back, which the reports render as a diff.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from harness.catalogue.jsonvalue import canonical
+from harness.catalogue.outcome import Diagnostic, Outcome, ProviderCall
+from harness.catalogue.scenario import DiagnosticExpectation, Expectation, ProviderExpectation
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """One field whose actual value differs from the expectation."""
+
+    field: str
+    expected: str
+    actual: str
+
+    def render(self) -> str:
+        pad = "\n" + " " * 12
+        expected = self.expected.replace("\n", pad)
+        actual = self.actual.replace("\n", pad)
+        return f"{self.field}:\n  expected: {expected}\n  actual:   {actual}"
+
+
+def show(value: Any) -> str:
+    """A value as a mismatch renders it: canonical, key-sorted JSON."""
+    return canonical(value)
+
+
+def _diag_matches(want: DiagnosticExpectation, got: Diagnostic) -> bool:
+    if want.path != got.path:
+        return False
+    if want.message is not None and want.message != got.message:
+        return False
+    return want.message_contains is None or want.message_contains in got.message
+
+
+def _diag_json(want: DiagnosticExpectation) -> dict[str, str]:
+    out = {"path": want.path}
+    if want.message is not None:
+        out["message"] = want.message
+    if want.message_contains is not None:
+        out["message_contains"] = want.message_contains
+    return out
+
+
+def compare(expect: Expectation, actual: Outcome) -> tuple[Mismatch, ...]:
+    """Every way ``actual`` fails to meet ``expect`` (empty when it meets it)."""
+    return tuple(_mismatches(expect, actual))
+
+
+def _mismatches(expect: Expectation, actual: Outcome) -> Iterator[Mismatch]:
+    def equal(name: str, want: Any, got: Any) -> Iterator[Mismatch]:
+        if want != got:
+            yield Mismatch(name, show(want), show(got))
+
+    if expect.status is not None:
+        yield from equal("status", expect.status, actual.status)
+    if expect.error is not None:
+        yield from equal("error", expect.error, actual.error)
+    if expect.cause is not None:
+        yield from equal("cause", expect.cause, actual.cause)
+    if expect.message_contains is not None and expect.message_contains not in (
+        actual.message or ""
+    ):
+        yield Mismatch("message", f"contains {show(expect.message_contains)}", show(actual.message))
+    actual_value = None if actual.value is None else actual.value.value
+    if expect.value is not None:
+        if actual.value is None:
+            yield Mismatch("value", show(expect.value.value), "<no value>")
+        else:
+            yield from equal("value", expect.value.value, actual_value)
+    if expect.no_value and actual.value is not None:
+        yield Mismatch("value", "<no value>", show(actual_value))
+    if expect.text is not None:
+        yield from equal("text", expect.text.value, actual.text)
+    if expect.text_contains is not None and expect.text_contains not in (actual.text or ""):
+        yield Mismatch("text", f"contains {show(expect.text_contains)}", show(actual.text))
+    if expect.mechanism is not None:
+        yield from equal("mechanism", expect.mechanism.value, actual.mechanism)
+    if expect.diagnostics is not None:
+        wanted = expect.diagnostics
+        got = actual.diagnostics
+        if len(wanted) != len(got) or not all(map(_diag_matches, wanted, got)):
+            yield Mismatch(
+                "diagnostics",
+                show([_diag_json(d) for d in wanted]),
+                show([d.to_json() for d in got]),
+            )
+    for want in expect.diagnostics_contain:
+        if not any(_diag_matches(want, got) for got in actual.diagnostics):
+            yield Mismatch(
+                "diagnostics",
+                f"contains {show(_diag_json(want))}",
+                show([d.to_json() for d in actual.diagnostics]),
+            )
+    if expect.launches is not None:
+        yield from equal("launches", expect.launches, actual.launches)
+    if expect.raw is not None:
+        yield from equal("raw", expect.raw.value, None if actual.raw is None else actual.raw.value)
+    if expect.provider is not None:
+        yield from provider_mismatches(expect.provider, actual.calls)
+
+
+def provider_mismatches(
+    want: ProviderExpectation, calls: tuple[ProviderCall, ...]
+) -> Iterator[Mismatch]:
+    """How the last launch of the fake differs from what it should have received."""
+    if not calls:
+        yield Mismatch("provider", "at least one launch", "no launch")
+        return
+    call = calls[-1]
+    prompt = call.prompt or ""
+    shown_prompt = show(prompt)
+    shown_argv = show(list(call.argv))
+    got_schema = None if call.schema is None else call.schema.value
+    # (field, holds, expected, actual) for every check the expectation names.
+    checks: list[tuple[str, bool, str, str]] = []
+    if want.output_format is not None:
+        checks.append(
+            (
+                "provider.output_format",
+                call.output_format == want.output_format,
+                show(want.output_format),
+                show(call.output_format),
+            )
+        )
+    if want.schema is not None:
+        checks.append(
+            (
+                "provider.schema",
+                got_schema == want.schema.value,
+                show(want.schema.value),
+                show(got_schema),
+            )
+        )
+    if want.no_schema:
+        checks.append(("provider.schema", call.schema is None, "<none>", show(got_schema)))
+    checks += [
+        ("provider.prompt", n in prompt, f"contains {show(n)}", shown_prompt)
+        for n in want.prompt_contains
+    ]
+    checks += [
+        ("provider.prompt", n not in prompt, f"excludes {show(n)}", shown_prompt)
+        for n in want.prompt_excludes
+    ]
+    if want.prompt_ends_with is not None:
+        checks.append(
+            (
+                "provider.prompt",
+                prompt.endswith(want.prompt_ends_with),
+                f"ends with {show(want.prompt_ends_with)}",
+                shown_prompt,
+            )
+        )
+    checks += [
+        ("provider.argv", a in call.argv, f"contains {show(a)}", shown_argv)
+        for a in want.argv_contains
+    ]
+    checks += [
+        ("provider.argv", a not in call.argv, f"excludes {show(a)}", shown_argv)
+        for a in want.argv_excludes
+    ]
+    for name, holds, expected, actual in checks:
+        if not holds:
+            yield Mismatch(name, expected, actual)

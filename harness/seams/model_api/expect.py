@@ -1,0 +1,260 @@
+"""
+What a model-api case expects, and how an outcome is held against it.
+
+Only the expectations a scenario gives are checked (None, False and () mean
+"not checked"), so a case pins what it documents and nothing else; `describe`
+says the same in words for the catalogue.  Full-stack cases add what the
+reference adaptor pipeline concludes from the CLI's run (`AdaptorExpectation`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from harness.catalogue.scenario import Json
+from harness.seams.compare import Mismatch
+from harness.seams.model_api.values import ModelApiOutcome, show_value
+
+
+@dataclass(frozen=True)
+class ModelApiExpectation:
+    """What a conforming CLI shows; None, False and () are "not checked"."""
+
+    exit_code: int | None = None
+    #: Killed at the case's timeout (the harness kills a hung CLI, exit -9).
+    timed_out: bool | None = None
+    stderr_contains: str | None = None
+    subtype: str | None = None
+    is_error: bool | None = None
+    terminal_reason: str | None = None
+    structured_output: Json | None = None
+    no_structured_output: bool = False
+    result: str | None = None
+    errors_contain: tuple[str, ...] = ()
+    line_types: tuple[str, ...] | None = None
+    requests: int | None = None
+    models: tuple[str, ...] | None = None
+    input_schema: Json | None = None
+    strict: bool | None = None
+    strict_each: tuple[bool, ...] | None = None
+    text_format: Json | None = None
+    messages_after_prompt_contain: tuple[str, ...] = ()
+    no_unexpected_requests: bool = False
+    #: Files the run must leave in its working directory, with their content.
+    files: tuple[tuple[str, str], ...] = ()
+    #: Full stack: what the reference adaptor concludes from the CLI's run.
+    adaptor: AdaptorExpectation | None = None
+
+
+_ABSENT = object()
+
+
+@dataclass(frozen=True)
+class AdaptorExpectation:
+    """The reference adaptor's conclusion, as far as a full-stack case pins it."""
+
+    status: str | None = None
+    error: str | None = None
+    cause: str | None = None
+    value: Json | None = None
+    no_value: bool = False
+    mechanism: str | None = None
+
+    def mismatches(self, got: Mapping[str, Any] | None) -> list[tuple[str, object, object]]:
+        """(field, expected, got) for every pinned field the adaptor's view misses."""
+        if got is None:
+            return [("adaptor", "an adaptor outcome", None)]
+        out: list[tuple[str, object, object]] = []
+        for name in ("status", "error", "cause", "mechanism"):
+            wanted = getattr(self, name)
+            if wanted is not None and got.get(name) != wanted:
+                out.append((f"adaptor.{name}", wanted, got.get(name)))
+        if self.value is not None and (
+            not got.get("has_value") or got.get("value") != self.value.value
+        ):
+            out.append(("adaptor.value", self.value.value, got.get("value")))
+        if self.no_value and got.get("has_value"):
+            out.append(("adaptor.no_value", None, got.get("value")))
+        return out
+
+
+def compare(expect: ModelApiExpectation, actual: ModelApiOutcome) -> tuple[Mismatch, ...]:
+    """Every expectation that is given and not met."""
+    out: list[Mismatch] = []
+
+    def differ(name: str, expected: object, got: object) -> None:
+        out.append(Mismatch(name, show_value(expected), show_value(got)))
+
+    if expect.exit_code is not None and expect.exit_code != actual.exit_code:
+        differ("exit_code", expect.exit_code, actual.exit_code)
+    if expect.timed_out is not None and expect.timed_out != actual.timed_out:
+        differ("timed_out", expect.timed_out, actual.timed_out)
+    if expect.stderr_contains is not None and expect.stderr_contains not in actual.stderr:
+        differ("stderr_contains", expect.stderr_contains, actual.stderr)
+    final = actual.final or {}
+    for name in ("subtype", "is_error", "terminal_reason", "result"):
+        wanted = getattr(expect, name)
+        if wanted is not None and final.get(name) != wanted:
+            differ(name, wanted, final.get(name))
+    got_value = final.get("structured_output")
+    if expect.structured_output is not None and got_value != expect.structured_output.value:
+        differ("structured_output", expect.structured_output.value, got_value)
+    if expect.no_structured_output and got_value is not None:
+        differ("no_structured_output", None, got_value)
+    errors = final.get("errors") or []
+    for wanted_text in expect.errors_contain:
+        if not any(isinstance(e, str) and wanted_text in e for e in errors):
+            differ("errors_contain", wanted_text, errors)
+    if expect.line_types is not None and actual.line_types != expect.line_types:
+        differ("line_types", list(expect.line_types), list(actual.line_types))
+    _compare_requests(expect, actual, differ)
+    if expect.adaptor is not None:
+        for name, wanted, got in expect.adaptor.mismatches(actual.adaptor):
+            differ(name, wanted, got)
+    left = dict(actual.files)
+    for name, content in expect.files:
+        if left.get(name) != content:
+            differ(f"files.{name}", content, left.get(name, "<no such file>"))
+    return tuple(out)
+
+
+def _compare_requests(expect: ModelApiExpectation, actual: ModelApiOutcome, differ: Any) -> None:
+    answered = [r for r in actual.requests if r.unexpected is None]
+    if expect.no_unexpected_requests:
+        odd = [r.unexpected for r in actual.requests if r.unexpected is not None]
+        if odd:
+            differ("no_unexpected_requests", [], odd)
+    if expect.requests is not None and len(answered) != expect.requests:
+        differ("requests", expect.requests, len(answered))
+    if expect.models is not None and tuple(r.model for r in answered) != expect.models:
+        differ("models", list(expect.models), [r.model for r in answered])
+    if expect.input_schema is not None:
+        wrong = [r.input_schema for r in answered if r.input_schema != expect.input_schema.value]
+        if wrong:
+            differ("input_schema", expect.input_schema.value, wrong[0])
+    if expect.strict is not None:
+        flags = [bool(r.strict) for r in answered]
+        if any(flag != expect.strict for flag in flags):
+            differ("strict", expect.strict, flags)
+    if expect.strict_each is not None:
+        each = tuple(bool(r.strict) for r in answered)
+        if each != expect.strict_each:
+            differ("strict_each", list(expect.strict_each), list(each))
+    if expect.text_format is not None:
+        wrong = [r.text_format for r in answered if r.text_format != expect.text_format.value]
+        if wrong:
+            differ("text_format", expect.text_format.value, wrong[0])
+    for text in expect.messages_after_prompt_contain:
+        if not any(text in leaf for r in answered for leaf in _strings(r.messages_after_prompt)):
+            differ("messages_after_prompt_contain", text, "in no request after the prompt")
+
+
+def _strings(value: object) -> list[str]:
+    """Every string in a JSON value: a text is looked for as the model read it, unescaped."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [leaf for item in value.values() for leaf in _strings(item)]
+    if isinstance(value, list):
+        return [leaf for item in value for leaf in _strings(item)]
+    return []
+
+
+def expectation_of(raw: dict[str, Any]) -> ModelApiExpectation:
+    def json_of(key: str) -> Json | None:
+        return Json.of(raw[key]) if key in raw else None
+
+    return ModelApiExpectation(
+        exit_code=raw.get("exit_code"),
+        timed_out=raw.get("timed_out"),
+        stderr_contains=raw.get("stderr_contains"),
+        subtype=raw.get("subtype"),
+        is_error=raw.get("is_error"),
+        terminal_reason=raw.get("terminal_reason"),
+        structured_output=json_of("structured_output"),
+        no_structured_output=raw.get("no_structured_output", False),
+        result=raw.get("result"),
+        errors_contain=tuple(raw.get("errors_contain", ())),
+        line_types=tuple(raw["line_types"]) if "line_types" in raw else None,
+        requests=raw.get("requests"),
+        models=tuple(raw["models"]) if "models" in raw else None,
+        input_schema=json_of("input_schema"),
+        strict=raw.get("strict"),
+        strict_each=tuple(raw["strict_each"]) if "strict_each" in raw else None,
+        text_format=json_of("text_format"),
+        messages_after_prompt_contain=tuple(raw.get("messages_after_prompt_contain", ())),
+        no_unexpected_requests=raw.get("no_unexpected_requests", False),
+        files=tuple(sorted(raw.get("files", {}).items())),
+        adaptor=_adaptor_expectation(raw.get("adaptor")),
+    )
+
+
+def _adaptor_expectation(raw: dict[str, Any] | None) -> AdaptorExpectation | None:
+    if raw is None:
+        return None
+    return AdaptorExpectation(
+        status=raw.get("status"),
+        error=raw.get("error"),
+        cause=raw.get("cause"),
+        value=Json.of(raw["value"]) if "value" in raw else None,
+        no_value=raw.get("no_value", False),
+        mechanism=raw.get("mechanism"),
+    )
+
+
+def describe(expect: ModelApiExpectation) -> list[str]:
+    out: list[str] = []
+    if expect.exit_code is not None:
+        out.append(f"the CLI exits {expect.exit_code}")
+    if expect.timed_out is not None:
+        killed = "the run is killed at its timeout"
+        out.append(killed if expect.timed_out else "the run ends in time")
+    if expect.stderr_contains is not None:
+        out.append(f"stderr contains `{expect.stderr_contains.strip()}`")
+    for name in ("subtype", "is_error", "terminal_reason", "result"):
+        value = getattr(expect, name)
+        if value is not None:
+            out.append(f"the final result's `{name}` is `{show_value(value)}`")
+    if expect.structured_output is not None:
+        out.append(f"structured_output is `{expect.structured_output.text}`")
+    if expect.no_structured_output:
+        out.append("there is no structured_output")
+    out += [f"an error names `{text}`" for text in expect.errors_contain]
+    if expect.line_types is not None:
+        out.append(f"stdout lines: {', '.join(expect.line_types)}")
+    if expect.requests is not None:
+        out.append(f"{expect.requests} request(s) reach the model API")
+    if expect.models is not None:
+        out.append(f"they ask for the models {', '.join(expect.models)}")
+    if expect.input_schema is not None:
+        out.append(f"the StructuredOutput tool's input_schema is `{expect.input_schema.text}`")
+    if expect.strict is not None:
+        out.append(f"the StructuredOutput tool is {'' if expect.strict else 'not '}strict")
+    if expect.strict_each is not None:
+        flags = ", ".join("strict" if f else "not strict" for f in expect.strict_each)
+        out.append(f"request by request the tool is: {flags}")
+    if expect.text_format is not None:
+        out.append(f"text.format is `{expect.text_format.text}`")
+    out += [f"the conversation carries `{t}`" for t in expect.messages_after_prompt_contain]
+    if expect.no_unexpected_requests:
+        out.append("no request the script did not expect")
+    out += [f"the run leaves `{name}` holding `{content!r}`" for name, content in expect.files]
+    if expect.adaptor is not None:
+        out.append(f"full stack: the reference adaptor concludes {_adaptor_words(expect.adaptor)}")
+    return out
+
+
+def _adaptor_words(expect: AdaptorExpectation) -> str:
+    words = [expect.status or "anything"]
+    words += [
+        f"{name} `{getattr(expect, name)}`"
+        for name in ("error", "cause", "mechanism")
+        if getattr(expect, name)
+    ]
+    if expect.value is not None:
+        words.append(f"with value `{expect.value.text}`")
+    if expect.no_value:
+        words.append("with no value")
+    return ", ".join(words)

@@ -1,0 +1,235 @@
+"""
+Running one model-api case: the real CLI against a loopback fake, or the reference model in process.
+
+Each case gets a fresh fake serving the scenario's ``model_script``, so that
+no request of one case can reach another's (and pytest-xdist workers never
+share a port: the loopback server binds 127.0.0.1 on an OS-chosen one).
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+from harness.adaptor.fullstack import Asked, adapt
+from harness.catalogue.scenario import Scenario
+from harness.seams.model_api.values import (
+    CODEX_MODEL,
+    ModelApiOutcome,
+    ModelApiRequest,
+    SeenRequest,
+    final_result,
+    parse_lines,
+)
+from providers_fake.api import LOOPBACK, LoopbackServer, ScriptedModelAPI, install_respx, realcli
+from providers_fake.api import Script as ModelScript
+
+if TYPE_CHECKING:
+    import httpx
+
+
+#: What the real run's throwaway folder and the fake API's address are shown as.
+WORK, GATEWAY = "<work>", "<fake-api>"
+
+
+def model_script(scenario: Scenario) -> ModelScript:
+    """The fake's script for ``scenario``."""
+    return ModelScript.from_json(json.loads(cast(ModelApiRequest, scenario.request).model_script))
+
+
+def run_case(request: ModelApiRequest, script: ModelScript, binary: Path) -> ModelApiOutcome:
+    """One run of the real CLI against a fresh loopback fake serving ``script``."""
+    with LoopbackServer(script) as server:
+        run, mark = _REAL[request.cli](binary, server, request)
+    # Per-run names the CLI prints: its throwaway folder (codex names its schema
+    # file there) and the fake's port (claude names the "inference gateway").
+    masks = [(run.workdir, WORK)] if run.workdir else []
+    masks.append((f"{LOOPBACK}:{server.port}", GATEWAY))
+    stdout, stderr = run.stdout, run.stderr.decode(errors="replace")
+    for real, shown in masks:
+        stdout, stderr = stdout.replace(real.encode(), shown.encode()), stderr.replace(real, shown)
+    lines = parse_lines(stdout)
+    return ModelApiOutcome(
+        cli=request.cli,
+        exit_code=run.exit_code,
+        stderr=stderr,
+        timed_out=run.timed_out,
+        lines=lines,
+        final=final_result(request.cli, lines),
+        requests=tuple(SeenRequest.of(r) for r in server.fake.requests[mark:]),
+        files=run.files,
+        adaptor=adaptor_view(request, run.exit_code, stdout, stderr, run.timed_out),
+        earlier=run.earlier,
+    )
+
+
+def _real_claude(
+    binary: Path, server: LoopbackServer, request: ModelApiRequest
+) -> tuple[realcli.RealRun, int]:
+    """The real claude, and how many requests its session's earlier turns made."""
+    mark = 0
+
+    def before_last() -> None:
+        nonlocal mark
+        mark = len(server.fake.requests)
+
+    run = realcli.run_claude(
+        binary,
+        server.url,
+        prompt=request.prompt,
+        schema=request.schema,
+        output_format=request.output_format,
+        args=request.args(),
+        env=dict(request.env),
+        timeout=request.timeout,
+        earlier=request.earlier_prompts,
+        before_last=before_last,
+    )
+    return run, mark
+
+
+def _real_codex(
+    binary: Path, server: LoopbackServer, request: ModelApiRequest
+) -> tuple[realcli.RealRun, int]:
+    run = realcli.run_codex(
+        binary,
+        server.url + "/v1",
+        prompt=request.prompt,
+        schema=request.schema,
+        model=CODEX_MODEL,
+        env=dict(request.env),
+        timeout=request.timeout,
+    )
+    return run, 0
+
+
+#: How each CLI's real binary is run against the fake: the run, and the requests
+#: made before it (a resumed session's earlier turns).
+_RealRunner = Callable[[Path, LoopbackServer, ModelApiRequest], tuple[realcli.RealRun, int]]
+_REAL: dict[str, _RealRunner] = {"claude": _real_claude, "codex": _real_codex}
+
+
+def adaptor_view(
+    request: ModelApiRequest, exit_code: int, stdout: bytes, stderr: str, timed_out: bool
+) -> dict[str, Any] | None:
+    """Full stack: the reference adaptor's outcome for this run, when the case asks."""
+    if request.adapt is None:
+        return None
+    validation, on_invalid = request.adapt
+    output_format = request.output_format if request.cli == "claude" else "json"
+    asked = Asked(request.schema, request.prompt, output_format, validation, on_invalid)
+    outcome = adapt(request.cli, asked, exit_code, stdout, stderr, timed_out=timed_out)
+    view = outcome.to_json()
+    view.pop("calls", None)  # the recorded run's argv is the pipeline's, not the CLI's
+    return view
+
+
+def run_reference(request: ModelApiRequest, script: ModelScript, seed: str) -> ModelApiOutcome:
+    """One run of the reference model of the CLI, in process, against a fresh fake."""
+    with tempfile.TemporaryDirectory(prefix="reference-cli-") as scratch:
+        return _run_reference(request, script, seed, Path(scratch))
+
+
+def _run_reference(
+    request: ModelApiRequest, script: ModelScript, seed: str, workdir: Path
+) -> ModelApiOutcome:
+    import httpx  # noqa: PLC0415 - only the reference target needs them
+    import respx  # noqa: PLC0415
+
+    from providers_fake.api.inprocess import ANTHROPIC_BASE_URL, OPENAI_BASE_URL  # noqa: PLC0415
+
+    # Per CLI: where its API lives and how its reference model is run.
+    models: dict[str, tuple[str, Callable[..., _Session]]] = {
+        "claude": (ANTHROPIC_BASE_URL, _claude_session),
+        "codex": (OPENAI_BASE_URL, _codex_session),
+    }
+    base, model = models[request.cli]
+    fake = ScriptedModelAPI(script)
+    with respx.mock(assert_all_called=False) as router, httpx.Client() as client:
+        install_respx(router, fake, base)
+        session = model(client, request, seed, workdir, fake)
+        files = realcli.workdir_files(workdir)
+    run = session.run
+    lines = parse_lines(run.stdout)
+    return ModelApiOutcome(
+        cli=request.cli,
+        exit_code=run.exit_code,
+        stderr=run.stderr,
+        timed_out=run.timed_out,
+        adaptor=adaptor_view(request, run.exit_code, run.stdout, run.stderr, run.timed_out),
+        lines=lines,
+        final=final_result(request.cli, lines),
+        requests=tuple(SeenRequest.of(r) for r in fake.requests[session.mark :]),
+        files=files,
+        earlier=session.earlier,
+    )
+
+
+@dataclass(frozen=True)
+class _Session:
+    """The observed run of a reference model, after ``mark`` requests of earlier turns."""
+
+    run: Any
+    mark: int = 0
+    earlier: tuple[int, ...] = ()
+
+
+def _claude_session(
+    client: httpx.Client,
+    request: ModelApiRequest,
+    seed: str,
+    workdir: Path,
+    fake: ScriptedModelAPI,
+) -> _Session:
+    from harness.systems.claude.loop import run_claude  # noqa: PLC0415
+
+    def turn(prompt: str, resumed: tuple[dict[str, Any], ...]) -> Any:
+        return run_claude(
+            client,
+            prompt=prompt,
+            schema=request.schema,
+            output_format=request.output_format,
+            fallback_model=request.fallback_model,
+            env=dict(request.env),
+            seed=seed,
+            gates=dict(request.gates),
+            refusal_fallback_model=request.refusal_fallback_model,
+            resumed=resumed,
+            allowed_tools=request.allowed_tools,
+            cwd=workdir,
+            timeout=request.timeout,
+        )
+
+    conversation: tuple[dict[str, Any], ...] = ()
+    codes: list[int] = []
+    for prompt in request.earlier_prompts:  # one session, each turn resuming the last
+        earlier = turn(prompt, conversation)
+        codes.append(earlier.exit_code)
+        conversation = earlier.conversation
+    mark = len(fake.requests)
+    return _Session(turn(request.prompt, conversation), mark, tuple(codes))
+
+
+def _codex_session(
+    client: httpx.Client,
+    request: ModelApiRequest,
+    seed: str,
+    workdir: Path,
+    fake: ScriptedModelAPI,
+) -> _Session:
+    from harness.systems.codex import run_codex  # noqa: PLC0415
+
+    run = run_codex(
+        client,
+        prompt=request.prompt,
+        schema=request.schema,
+        model=CODEX_MODEL,
+        env=dict(request.env),
+        seed=seed,
+        timeout=request.timeout,
+    )
+    return _Session(run)

@@ -1,0 +1,170 @@
+"""
+The model-api seam: an agent CLI under test, a scripted fake model API behind it.
+
+Here the system under test is the agent CLI itself (``claude -p --json-schema``
+or ``codex exec --output-schema``) and the fake stands where the model API
+would be: ``provider.model_script`` answers one request per step, in the
+captures' ``model_script`` format (`providers_fake.api.Script`).  A case
+starts a fresh loopback fake, runs the CLI against it, and observes its exit
+code, stderr, stdout lines, final result and every request that reached the
+fake (`ModelApiOutcome`); only the expectations a scenario gives are checked.
+
+The final result is the CLI's ``result`` object for claude (the one JSON
+object of ``--output-format json``, the last ``result`` line of
+``stream-json``).  Codex prints no result object, so for codex it is made of
+the last line's type, the last agent message (``result``, and parsed as JSON,
+``structured_output``) and the messages of its ``error`` lines (``errors``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, cast
+
+from harness import seams
+from harness.catalogue.scenario import Json, Scenario
+from harness.catalogue.seam import Parts, Report, merge
+from harness.seams.compare import Mismatch
+from harness.seams.model_api.expect import ModelApiExpectation, compare, describe, expectation_of
+from harness.seams.model_api.run import model_script, run_case, run_reference
+from harness.seams.model_api.values import ModelApiOutcome, ModelApiRequest, request_of, show_value
+from harness.targets import AgentBinary, Target
+from harness.targets.protocol import Skipped
+from providers_fake.api import Script as ModelScript
+from providers_fake.api import ScriptError
+
+_CLAUDE_FIELDS = ("subtype", "is_error", "terminal_reason", "input_schema", "strict", "strict_each")
+_SCHEMA_SOURCES = ("schema", "schema_text", "schema_generated")
+_CLAUDE_ONLY = (
+    "output_format",
+    "fallback_model",
+    "gates",
+    "refusal_fallback_model",
+    "earlier_prompts",
+    "allowed_tools",
+)
+
+
+class ModelApi:
+    """See the module docstring."""
+
+    schema_def = "model-api"
+
+    def merge_case(self, base: dict[str, Any], case: dict[str, Any]) -> dict[str, Any]:
+        """A family case over the shared fields; its own schema source replaces the family's."""
+        merged = merge(base, case)
+        own = case.get("request")
+        if isinstance(own, dict) and any(k in own for k in _SCHEMA_SOURCES):
+            for key in _SCHEMA_SOURCES:
+                if key in own:
+                    merged["request"][key] = own[key]  # a schema is replaced, never merged
+                else:
+                    merged["request"].pop(key, None)
+        return merged
+
+    def check(self, doc: dict[str, Any], base: Path, report: Report) -> None:
+        request = doc["request"]
+        given = [key for key in _SCHEMA_SOURCES if key in request]
+        if not given:
+            report(("request", "schema"), f"give the schema ({' or '.join(_SCHEMA_SOURCES)})")
+        elif len(given) > 1:
+            report(("request", given[1]), f"give one schema source, not {' and '.join(given)}")
+        if request.get("cli") == "codex":
+            for key in _CLAUDE_ONLY:
+                if key in request:
+                    report(("request", key), f"{key} applies to claude only")
+        try:
+            ModelScript.from_json(doc["provider"]["model_script"])
+        except ScriptError as error:
+            report(("provider", "model_script"), str(error))
+        expectations = [("expect",)] + [("by_target", k) for k in doc.get("by_target", {})]
+        for where in expectations:
+            expect = doc[where[0]] if len(where) == 1 else doc[where[0]][where[1]]
+            if "structured_output" in expect and expect.get("no_structured_output"):
+                report((*where, "no_structured_output"), "contradicts 'structured_output'")
+            models, count = expect.get("models"), expect.get("requests")
+            if models is not None and count is not None and len(models) != count:
+                report((*where, "models"), "names a model for a different number of requests")
+            if request.get("cli") == "codex":
+                for key in _CLAUDE_FIELDS:
+                    if key in expect:
+                        report((*where, key), f"{key} is claude's; codex prints no such field")
+            elif "text_format" in expect:
+                report((*where, "text_format"), "text_format is codex's (OpenAI Responses)")
+
+    def parts(self, doc: dict[str, Any], base: Path) -> Parts:
+        expect = doc["expect"]
+        overrides = doc.get("by_target", {}).values()
+        full_stack = "adaptor" in expect or any("adaptor" in o for o in overrides)
+        return Parts(
+            request=request_of(doc["request"], doc["provider"], full_stack),
+            expect=expectation_of(expect),
+            by_target=tuple(
+                (target, expectation_of(merge(expect, override)))
+                for target, override in sorted(doc.get("by_target", {}).items())
+            ),
+        )
+
+    def observe(self, scenario: Scenario, target: Target) -> ModelApiOutcome:
+        request = cast(ModelApiRequest, scenario.request)
+        if isinstance(target, AgentBinary):
+            # A target that names real binaries runs them against a loopback fake,
+            # unless the case needs what no fake can give a binary offline.
+            beyond = request.beyond_offline()
+            if beyond is not None:
+                raise Skipped(beyond)
+            return run_case(request, model_script(scenario), target.binary(request.cli))
+        # The reference targets answer with the reference models of the CLIs.
+        return run_reference(request, model_script(scenario), scenario.id)
+
+    def compare(self, expect: object, actual: seams.SeamOutcome) -> tuple[Mismatch, ...]:
+        return compare(cast(ModelApiExpectation, expect), cast(ModelApiOutcome, actual))
+
+    def outcome_from_json(self, data: dict[str, Any]) -> ModelApiOutcome:
+        return ModelApiOutcome.from_json(data)
+
+    def describe(self, scenario: Scenario) -> list[str]:
+        out = describe(cast(ModelApiExpectation, scenario.expect))
+        for target, override in scenario.by_target:
+            differs = "; ".join(describe(cast(ModelApiExpectation, override)))
+            out.append(f"on `{target}` targets the expectation differs: {differs or 'nothing'}")
+        beyond = cast(ModelApiRequest, scenario.request).beyond_offline()
+        if beyond is not None:
+            out.append(f"the real binaries are skipped here: {beyond}")
+        return out
+
+    def show(self, scenario: Scenario) -> list[str]:
+        request = cast(ModelApiRequest, scenario.request)
+        lines = [f"request: {request.cli}, prompt {request.prompt!r}"]
+        shown = request.schema if len(request.schema) <= 400 else request.schema[:400] + "..."
+        lines.append(f"  schema argument ({len(request.schema)} characters): {shown}")
+        if request.cli == "claude":
+            lines.append(f"  output format: {request.output_format}")
+        lines += [f"  env {key}={value}" for key, value in request.env]
+        lines += [f"  gate {name}: {value}" for name, value in request.gates]
+        if request.refusal_fallback_model:
+            lines.append(f"  refusal fallback model: {request.refusal_fallback_model}")
+        lines += [f"  an earlier turn, resumed: {prompt!r}" for prompt in request.earlier_prompts]
+        if request.fallback_model:
+            lines.append(f"  fallback model: {request.fallback_model}")
+        beyond = request.beyond_offline()
+        if beyond is not None:
+            lines.append(f"  the real binaries are skipped: {beyond}")
+        lines.append("model script (one step per request):")
+        lines += [f"  - {show_value(step)}" for step in _steps(request)]
+        lines.append("expect:")
+        unset = ModelApiExpectation()
+        for name, value in vars(scenario.expect).items():
+            if value != getattr(unset, name):  # what the case pins, is_error: false and 0 too
+                lines.append(f"  {name}: {value.text if isinstance(value, Json) else value}")
+        return lines
+
+
+def _steps(request: ModelApiRequest) -> list[Any]:
+    document = json.loads(request.model_script)
+    steps = document.get("steps", []) if isinstance(document, dict) else document
+    return steps if isinstance(steps, list) else []
+
+
+seams.register("model-api", ModelApi())

@@ -1,0 +1,337 @@
+"""
+The model-api seam's values: what a CLI is asked, what it showed, what is expected.
+
+A model-api case runs an agent CLI (``claude -p --json-schema`` or ``codex exec
+--output-schema``) against a scripted fake model API and observes its exit
+code, stderr, stdout lines, final result and every request that reached the
+fake (`ModelApiOutcome`); only the expectations a scenario gives are checked
+(`compare`).
+
+The final result is the CLI's ``result`` object for claude (the one JSON
+object of ``--output-format json``, the last ``result`` line of
+``stream-json``).  Codex prints no result object, so for codex it is made of
+the last line's type, the last agent message (``result``, and parsed as JSON,
+``structured_output``) and the messages of its ``error`` lines (``errors``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from providers_fake.api import RecordedRequest, realcli
+
+#: The model codex asks for (its provider is the fake, so any name will do).
+CODEX_MODEL = "gpt-probe"
+DEFAULT_PROMPT = "Diagnose the build failure."
+
+
+@dataclass(frozen=True)
+class ModelApiRequest:
+    """What the CLI is asked: its prompt, schema argument, flags and environment."""
+
+    cli: str
+    schema: str
+    #: The provider's ``model_script``, as JSON text (it is the fake's, not the CLI's).
+    model_script: str = "[]"
+    prompt: str = DEFAULT_PROMPT
+    output_format: str = "json"
+    env: tuple[tuple[str, str], ...] = ()
+    fallback_model: str | None = None
+    timeout: float = realcli.DEFAULT_TIMEOUT
+    #: Claude Code feature gates the case assumes (name, value).  The CLI reads
+    #: them from its remote flag service only, so the reference honours them
+    #: and a real binary offline cannot be given them.
+    gates: tuple[tuple[str, bool], ...] = ()
+    #: A refusal-fallback model armed for the session (remote configuration too).
+    refusal_fallback_model: str | None = None
+    #: Earlier turns of the session, one ``claude -p`` run each, resumed by the
+    #: next (``--resume``); the case observes the last run only (LOOP-12).
+    earlier_prompts: tuple[str, ...] = ()
+    #: Tools the CLI may run without asking (``--allowedTools``), for side-effect cases.
+    allowed_tools: tuple[str, ...] = ()
+    #: Full stack: the reference adaptor reads the CLI's run, asked for (validation,
+    #: invalid-result policy); None when the case checks the CLI alone.
+    adapt: tuple[str, str] | None = None
+
+    def args(self) -> tuple[str, ...]:
+        out: tuple[str, ...] = ()
+        if self.fallback_model is not None:
+            out += ("--fallback-model", self.fallback_model)
+        if self.allowed_tools:
+            out += ("--allowedTools", ",".join(self.allowed_tools))
+        return out
+
+    def beyond_offline(self) -> str | None:
+        """Why a real binary offline cannot be put in this case's situation, if it cannot."""
+        on = [name for name, value in self.gates if value]  # offline, every gate is off
+        if on:
+            names = ", ".join(on)
+            return (
+                f"needs Claude Code's remote feature gate(s) {names}: the published binary reads "
+                "gates from its flag service only (CLAUDE_INTERNAL_FC_OVERRIDES and flags cached "
+                "in ~/.claude.json are ignored offline)"
+            )
+        if self.refusal_fallback_model is not None:
+            return (
+                "needs a refusal-fallback model armed by Claude Code's remote configuration; "
+                "offline the binary answers a refusal with system/model_refusal_no_fallback"
+            )
+        if len(self.schema.encode()) > ARG_MAX_STRLEN:
+            return (
+                f"the schema argument is {len(self.schema.encode())} bytes and Linux caps one "
+                f"argv string at {ARG_MAX_STRLEN} (MAX_ARG_STRLEN), so no caller can start the "
+                "real CLI with it"
+            )
+        return None
+
+
+#: Linux's limit on the length of a single command-line argument.
+ARG_MAX_STRLEN = 131_072
+
+
+def generated_schema(spec: dict[str, Any]) -> str:
+    """
+    The schema text a ``schema_generated`` spec stands for: ``{nested: KEY, depth: N}``
+    wraps ``{}`` N times in ``{KEY: ...}``; ``{enum_items: N}`` is an object whose one
+    property is an enum of N numbers.  Size-guard cases need documents far too big
+    to spell out in a scenario.
+    """
+    if "nested" in spec:
+        key = json.dumps(spec["nested"])
+        depth = int(spec["depth"])
+        return ("{" + key + ":") * depth + "{}" + "}" * depth
+    items = ",".join(str(i) for i in range(int(spec["enum_items"])))
+    return '{"type":"object","properties":{"v":{"enum":[' + items + "]}}}"
+
+
+@dataclass(frozen=True)
+class SeenRequest:
+    """One request that reached the fake model API, as far as scenarios check it."""
+
+    model: object
+    input_schema: object
+    strict: object
+    text_format: object
+    messages_after_prompt: object
+    unexpected: str | None = None
+
+    @classmethod
+    def of(cls, record: RecordedRequest) -> SeenRequest:
+        tool = record.structured_output_tool
+        return cls(
+            model=record.model,
+            input_schema=None if tool is None else tool.get("input_schema"),
+            strict=record.strict,
+            text_format=record.text_format,
+            messages_after_prompt=record.messages_after_prompt,
+            unexpected=record.unexpected,
+        )
+
+
+#: Keys whose values a real CLI makes up afresh on every run (ids, clocks,
+#: machine paths, random back-off); reports show ``<volatile>`` instead, so
+#: that two runs of the same catalogue stay byte-identical.
+VOLATILE = frozenset(
+    {
+        "uuid",
+        "session_id",
+        "thread_id",
+        "request_id",
+        "timestamp",
+        "cwd",
+        "original_cwd",
+        "memory_paths",
+        "messaging_socket_path",
+        "duration_ms",
+        "duration_api_ms",
+        "ttft_ms",
+        "ttft_stream_ms",
+        "time_to_request_ms",
+        "first_content_frame_ms",
+        "retry_delay_ms",
+        "thinking_duration_ms",
+        # When attempts run out, the binary's exhaustion check races its own stream,
+        # so the result's token counts, costs and stop_reason depend on timing.
+        "usage",
+        "modelUsage",
+        "model_usage_since_last_result",
+        "total_cost_usd",
+    }
+)
+#: Kept only in a successful result, where the race above cannot touch it.
+_RACY_IN_FAILURE = "stop_reason"
+
+
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def stable(value: Any) -> Any:
+    """
+    ``value`` with every `VOLATILE` key's value masked, recursively, and any
+    UUID-shaped string too (synthetic messages get a fresh one per run).
+    """
+    if isinstance(value, dict):
+        racy = value.get("type") == "result" and value.get("subtype") not in (None, "success")
+        return {
+            k: "<volatile>" if k in VOLATILE or (racy and k == _RACY_IN_FAILURE) else stable(v)
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [stable(v) for v in value]
+    if isinstance(value, str) and _UUID.fullmatch(value):
+        return "<volatile>"
+    return value
+
+
+@dataclass(frozen=True)
+class ModelApiOutcome:
+    """What one run of a CLI against the fake showed."""
+
+    seam: ClassVar[str] = "model-api"
+    cli: str
+    exit_code: int
+    stderr: str
+    timed_out: bool
+    #: Each stdout line, parsed when it is JSON, else the raw text.
+    lines: tuple[object, ...]
+    final: dict[str, Any] | None
+    requests: tuple[SeenRequest, ...] = field(default=())
+    #: The files the run left in its working directory (relative path, text).
+    files: tuple[tuple[str, str], ...] = ()
+    #: Full stack: the reference adaptor's outcome (`harness.catalogue.outcome.Outcome` as
+    #: JSON) for this run, when the case asks for it.
+    adaptor: dict[str, Any] | None = None
+    #: Exit codes of the session's earlier runs (``earlier_prompts``).
+    earlier: tuple[int, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """The outcome for reports, with what differs on every run masked."""
+        return {
+            "seam": self.seam,
+            "cli": self.cli,
+            "exit_code": self.exit_code,
+            "stderr": self.stderr,
+            "timed_out": self.timed_out,
+            "lines": stable(list(self.lines)),
+            "final": stable(self.final),
+            "requests": stable([vars(r) for r in self.requests]),
+            "files": dict(self.files),
+            "adaptor": stable(self.adaptor),
+            "earlier": list(self.earlier),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ModelApiOutcome:
+        return cls(
+            cli=data["cli"],
+            exit_code=data["exit_code"],
+            stderr=data["stderr"],
+            timed_out=data["timed_out"],
+            lines=tuple(data["lines"]),
+            final=data["final"],
+            requests=tuple(SeenRequest(**r) for r in data["requests"]),
+            files=tuple(sorted(data.get("files", {}).items())),
+            adaptor=data.get("adaptor"),
+            earlier=tuple(data.get("earlier", ())),
+        )
+
+    def summary(self) -> str:
+        final = self.final or {}
+        what = final.get("subtype") or final.get("type") or "no result"
+        killed = ", killed at its timeout" if self.timed_out else ""
+        return (
+            f"{self.cli} exited {self.exit_code}{killed}: {what}, "
+            f"{len(self.requests)} model request(s)"
+        )
+
+    @property
+    def line_types(self) -> tuple[str, ...]:
+        return tuple(_line_type(line) for line in self.lines)
+
+
+def _line_type(line: object) -> str:
+    if not isinstance(line, dict):
+        return "<not json>"
+    kind = str(line.get("type"))
+    item = line.get("item")
+    sub = line.get("subtype") or (item.get("type") if isinstance(item, dict) else None)
+    return f"{kind}/{sub}" if isinstance(sub, str) else kind
+
+
+def parse_lines(stdout: bytes) -> tuple[object, ...]:
+    lines: list[object] = []
+    for raw in stdout.decode(errors="replace").splitlines():
+        if not raw.strip():
+            continue
+        try:
+            lines.append(json.loads(raw))
+        except ValueError:
+            lines.append(raw)
+    return tuple(lines)
+
+
+def final_result(cli: str, lines: tuple[object, ...]) -> dict[str, Any] | None:
+    """The CLI's final result (see the module docstring for codex)."""
+    objects = [line for line in lines if isinstance(line, dict)]
+    if cli == "claude":
+        results = [line for line in objects if line.get("type") == "result"]
+        return results[-1] if results else None
+    if not objects:
+        return None
+    messages = [
+        line["item"].get("text")
+        for line in objects
+        if line.get("type") == "item.completed"
+        and isinstance(line.get("item"), dict)
+        and line["item"].get("type") == "agent_message"
+    ]
+    text = messages[-1] if messages else None
+    try:
+        value = json.loads(text) if isinstance(text, str) else None
+    except ValueError:
+        value = None
+    errors = [line.get("message") for line in objects if line.get("type") == "error"]
+    return {
+        "type": objects[-1].get("type"),
+        "result": text,
+        "structured_output": value,
+        "errors": errors,
+    }
+
+
+def show_value(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def request_of(
+    raw: dict[str, Any], provider: dict[str, Any], full_stack: bool = False
+) -> ModelApiRequest:
+    """The typed request; ``full_stack`` when some expectation pins the adaptor's outcome."""
+    asked = raw.get("adaptor", {})
+    adapt: tuple[str, str] | None = None
+    if full_stack or "adaptor" in raw:
+        adapt = (asked.get("validation", "native"), asked.get("on_invalid", "fail"))
+    if "schema_generated" in raw:
+        schema = generated_schema(raw["schema_generated"])
+    elif "schema_text" in raw:
+        schema = raw["schema_text"]
+    else:
+        schema = json.dumps(raw["schema"])
+    return ModelApiRequest(
+        cli=raw["cli"],
+        schema=schema,
+        model_script=json.dumps(provider["model_script"]),
+        prompt=raw.get("prompt", DEFAULT_PROMPT),
+        output_format=raw.get("output_format", "json"),
+        env=tuple(sorted(raw.get("env", {}).items())),
+        fallback_model=raw.get("fallback_model"),
+        timeout=float(raw.get("timeout", realcli.DEFAULT_TIMEOUT)),
+        gates=tuple(sorted(raw.get("gates", {}).items())),
+        refusal_fallback_model=raw.get("refusal_fallback_model"),
+        earlier_prompts=tuple(raw.get("earlier_prompts", ())),
+        allowed_tools=tuple(raw.get("allowed_tools", ())),
+        adapt=adapt,
+    )

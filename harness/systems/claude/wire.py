@@ -1,0 +1,214 @@
+"""
+The wire side of the reference model of Claude Code: what it sends, what it reads.
+
+`tool_definition` and `request_body` shape ``POST /v1/messages`` as the real
+CLI does (the StructuredOutput tool, the cache mark on the last block);
+`read_answer` reads the SSE stream into the blocks that completed, noting an
+SSE ``error`` (the mid-stream case) apart from a connection that closed
+before ``message_stop`` (retried whole); `error_of` reads a plain HTTP
+error.  The loop that decides what to do with them is `harness.systems.claude.loop`.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+import httpx
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping, Sequence
+
+TOOL_NAME = "StructuredOutput"
+TOOL_DESCRIPTION = (
+    "Use this tool to return your final response in the requested structured format. "
+    "You MUST call this tool exactly once at the end of your response to provide the "
+    "structured output."
+)
+_EPHEMERAL = {"type": "ephemeral"}
+HEADERS = {"anthropic-version": "2023-06-01", "x-api-key": "reference-model"}
+
+
+def tool_definition(
+    schema: Mapping[str, Any], strict: Mapping[str, Any] | None = None
+) -> dict[str, object]:
+    """The StructuredOutput tool; with a strict schema, that one goes on the wire instead."""
+    if strict is None:
+        return {"name": TOOL_NAME, "description": TOOL_DESCRIPTION, "input_schema": dict(schema)}
+    return {
+        "name": TOOL_NAME,
+        "description": TOOL_DESCRIPTION,
+        "input_schema": dict(strict),
+        "strict": True,
+    }
+
+
+def request_body(  # noqa: PLR0917 - one call site, each argument a different thing
+    model: str,
+    effort: str,
+    prompt: str,
+    history: Sequence[dict[str, Any]],
+    tool: dict[str, object],
+    resumed: Sequence[dict[str, Any]] = (),
+) -> dict[str, object]:
+    messages: list[dict[str, Any]] = [
+        *(json.loads(json.dumps(m)) for m in resumed),
+        asked(prompt, resumed=bool(resumed)),
+        *(json.loads(json.dumps(m)) for m in history),
+    ]
+    if isinstance(messages[-1]["content"], str):  # sent as a block to carry the cache mark
+        messages[-1]["content"] = [{"type": "text", "text": messages[-1]["content"]}]
+    last = messages[-1]["content"][-1]
+    last["cache_control"] = dict(_EPHEMERAL)
+    return {
+        "model": model,
+        "messages": messages,
+        "system": [{"type": "text", "text": "You are Claude Code, Anthropic's official CLI."}],
+        "tools": [tool],
+        "metadata": {"user_id": "reference-model"},
+        "max_tokens": 32000,
+        "thinking": {"type": "adaptive"},
+        "context_management": {"edits": []},
+        "output_config": {"effort": effort},
+        "stream": True,
+    }
+
+
+@dataclass
+class Answer:
+    """One 200 answer, as far as the stream got."""
+
+    blocks: list[dict[str, Any]] = field(default_factory=list)
+    stop_reason: str | None = None
+    midstream_error: bool = False
+    #: The connection closed before ``message_stop``: the CLI retries the request whole.
+    truncated: bool = False
+    message_id: str = "msg_0"
+
+
+def _sse_events(lines: Iterator[str]) -> Iterator[tuple[str, dict[str, Any]]]:
+    name, data_lines = "", cast("list[str]", [])
+    for line in lines:
+        if not line:
+            if data_lines:
+                yield name, json.loads("\n".join(data_lines))
+            name, data_lines = "", cast("list[str]", [])
+        elif line.startswith("event:"):
+            name = line[6:].strip()
+        elif line.startswith("data:"):
+            data_lines.append(line[5:].strip())
+    if data_lines:
+        yield name, json.loads("\n".join(data_lines))
+
+
+def read_answer(response: httpx.Response) -> Answer:
+    answer = Answer()
+    partial: dict[int, str] = {}
+    open_blocks: dict[int, dict[str, Any]] = {}
+    stopped = False
+    try:
+        for kind, event in _sse_events(response.iter_lines()):
+            if kind == "error" or event.get("type") == "error":
+                answer.midstream_error = True
+                return answer
+            if kind == "message_start":
+                answer.message_id = str(event.get("message", {}).get("id", answer.message_id))
+            elif kind == "message_stop":
+                stopped = True
+            elif kind == "content_block_start":
+                open_blocks[event["index"]] = dict(event["content_block"])
+                partial[event["index"]] = ""
+            elif kind == "content_block_delta":
+                delta, block = event["delta"], open_blocks[event["index"]]
+                if delta["type"] == "text_delta":
+                    block["text"] = block.get("text", "") + delta["text"]
+                elif delta["type"] == "input_json_delta":
+                    partial[event["index"]] += delta["partial_json"]
+                elif delta["type"] == "thinking_delta":
+                    block["thinking"] = block.get("thinking", "") + delta["thinking"]
+                    block.setdefault("deltas", []).append(delta["thinking"])
+                elif delta["type"] == "signature_delta":
+                    block["signature"] = delta["signature"]
+            elif kind == "content_block_stop":
+                block = open_blocks.pop(event["index"])
+                if block["type"] == "tool_use":
+                    text = partial[event["index"]]
+                    block["input"] = json.loads(text) if text else {}
+                answer.blocks.append(block)
+            elif kind == "message_delta":
+                answer.stop_reason = event["delta"].get("stop_reason")
+    except httpx.TimeoutException:
+        raise  # not a broken stream: the caller's time is up
+    except (httpx.TransportError, ValueError, KeyError):
+        pass
+    answer.truncated = not stopped
+    return answer
+
+
+def error_of(response: httpx.Response) -> tuple[str, str]:
+    """The API error's type and message from a plain HTTP error body."""
+    try:
+        error = response.json().get("error", {})
+        return str(error.get("type", "api_error")), str(error.get("message", ""))
+    except (ValueError, AttributeError):
+        return "api_error", response.text
+
+
+#: How long an allowed Bash call may run before it is stopped.
+BASH_TIMEOUT = 10.0
+
+
+def bash(command: str, cwd: Path | None) -> tuple[str, bool]:
+    """The command's output (stdout, then stderr) and whether it failed."""
+    try:
+        done = subprocess.run(
+            ["bash", "-c", command],  # noqa: S607
+            cwd=cwd,
+            capture_output=True,
+            timeout=BASH_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return f"Command timed out after {BASH_TIMEOUT:g}s", True
+    output = (done.stdout + done.stderr).decode(errors="replace").rstrip("\n")
+    return output, done.returncode != 0
+
+
+def calls(messages: Sequence[dict[str, Any]]) -> int:
+    return sum(
+        1
+        for message in messages
+        if message["role"] == "assistant"
+        for block in message["content"]
+        if block.get("type") == "tool_use" and block.get("name") == TOOL_NAME
+    )
+
+
+#: What a resumed session's transcript holds after a turn that ended on a tool
+#: result (an acknowledged StructuredOutput call, say): the CLI closes it with
+#: this assistant text before the next prompt.
+NO_RESPONSE = "No response requested."
+
+
+def asked(prompt: str, *, resumed: bool) -> dict[str, Any]:
+    """
+    The prompt's message.  A resumed turn's prompt goes as plain string content
+    (a block only while it is last and carries the cache mark); the first
+    turn's is a block list (where the CLI also puts its reminders).
+    """
+    if resumed:
+        return {"role": "user", "content": prompt}
+    return {"role": "user", "content": [{"type": "text", "text": prompt}]}
+
+
+def closed(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A finished turn's messages as the next turn of the session sends them."""
+    out = [json.loads(json.dumps(m)) for m in messages]
+    if out and out[-1]["role"] == "user":
+        out.append({"role": "assistant", "content": [{"type": "text", "text": NO_RESPONSE}]})
+    return out

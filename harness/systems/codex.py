@@ -1,0 +1,206 @@
+"""
+A reference model of ``codex exec --json --output-schema FILE`` towards the model API.
+
+Codex 0.169.0 (as the real-CLI captures show it) sends the schema as a strict
+``text.format`` of one ``POST /v1/responses`` request (SSE), validates
+nothing itself, and prints each completed output message as an
+``agent_message`` item.  An HTTP error becomes an ``error`` line carrying the
+response body as it came, then ``turn.failed``; a ``response.failed`` in the
+stream becomes ``stream disconnected before completion: MESSAGE``, then
+``turn.failed``; both end with exit status 1.  Retries are off, as in the
+captures (the provider's ``request_max_retries`` and ``stream_max_retries``
+are 0), so exactly one request is made.
+
+As for Claude (`harness.systems.claude.loop`), the lines are printed by the fake
+``codex`` renderer (`providers_fake.cli.codex`) from semantic events; only the
+decisions are made here.  Not modelled: Codex's own retries and its
+``Reconnecting...`` lines, the ``-o`` file, and the text (non-JSON) mode.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from providers_fake.cli.base import Context
+from providers_fake.cli.codex import CLI, CodexRenderer, serde_message
+from providers_fake.cli.ids import Ids
+from providers_fake.cli.types import Output
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping
+
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+FORMAT_NAME = "codex_output_schema"
+#: Where the schema file is, as reports show it: the real run's folder is masked as <work>.
+SCHEMA_FILE = "<work>/schema.json"
+#: The exit code of a run killed at its caller's timeout (SIGKILL).
+KILLED = -9
+
+
+@dataclass(frozen=True)
+class CodexRun:
+    """What the modelled CLI did: its exit status, stdout bytes and stderr text."""
+
+    exit_code: int
+    stdout: bytes
+    stderr: str
+    #: Killed at the caller's timeout (exit_code is then -9, as for SIGKILL).
+    timed_out: bool = False
+
+
+def text_format(schema: object) -> dict[str, object]:
+    return {"type": "json_schema", "strict": True, "schema": schema, "name": FORMAT_NAME}
+
+
+def _request_body(model: str, prompt: str, schema: object) -> dict[str, object]:
+    return {
+        "model": model,
+        "input": [
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": prompt}]}
+        ],
+        "tools": [],
+        "tool_choice": "auto",
+        "parallel_tool_calls": False,
+        "reasoning": None,
+        "store": False,
+        "stream": True,
+        "include": [],
+        "prompt_cache_key": "reference-model",
+        "text": {"format": text_format(schema)},
+        "client_metadata": {},
+    }
+
+
+def _sse(lines: Iterator[str]) -> Iterator[dict[str, Any]]:
+    data: list[str] = []
+    for line in lines:
+        if not line:
+            if data:
+                yield json.loads("\n".join(data))
+            data = []
+        elif line.startswith("data:"):
+            data.append(line[5:].strip())
+    if data:
+        yield json.loads("\n".join(data))
+
+
+def _message_text(item: Mapping[str, Any]) -> str:
+    parts = item.get("content") or []
+    return "".join(p.get("text", "") for p in parts if p.get("type") == "output_text")
+
+
+def run_codex(
+    client: httpx.Client,
+    *,
+    prompt: str,
+    schema: str,
+    model: str,
+    env: Mapping[str, str] | None = None,
+    base_url: str = OPENAI_BASE_URL,
+    seed: str = "reference",
+    timeout: float | None = None,
+) -> CodexRun:
+    """
+    One ``codex exec --json --output-schema FILE -m MODEL PROMPT`` run; with
+    ``timeout`` it is killed when that passes (what was printed stays, exit -9).
+    """
+    try:
+        schema_value = json.loads(schema)
+    except ValueError as error:
+        reason = serde_message(schema, error)
+        message = f"Output schema file {SCHEMA_FILE} is not valid JSON: {reason}\n"
+        return CodexRun(1, b"", message)
+    argv = ["exec", "--json", "--skip-git-repo-check", "-m", model, prompt]
+    parsed = CLI.parse(argv)
+    out = Output()
+    ctx = Context(
+        CLI,
+        parsed=parsed,
+        env=dict(env or {}),
+        cwd="/work",
+        prompt=prompt,
+        ids=Ids(seed, "codex"),
+        out=out,
+        json_shape=None,
+    )
+    renderer = CodexRenderer(ctx)
+    for name in ("thread.started", "warning", "turn.started"):
+        renderer.event(name, None)
+    body = _request_body(model, prompt, schema_value)
+    url = base_url.rstrip("/") + "/responses"
+    headers = {"authorization": "Bearer x"}
+    killed = False
+    try:
+        with client.stream("POST", url, json=body, headers=headers, timeout=timeout) as response:
+            if response.status_code >= 400:
+                text = _http_error(response)
+                renderer.event("error", text)
+                renderer.event("turn.failed", text)
+            else:
+                _stream(renderer, response)
+    except httpx.TimeoutException:
+        killed = True  # the caller's timeout, not codex's own: nothing more is printed
+    parts = [chunk[-1] for chunk in out.chunks if chunk[0] == "stdout"]
+    errors = [chunk[-1] for chunk in out.chunks if chunk[0] == "stderr"]
+    return CodexRun(
+        KILLED if killed else renderer.finish(),
+        b"".join(p for p in parts if isinstance(p, bytes)),
+        b"".join(e for e in errors if isinstance(e, bytes)).decode(),
+        timed_out=killed,
+    )
+
+
+#: What codex 0.169.0 says when the connection closes in the middle of the body.
+CUT_STREAM = "Transport error: network error: error decoding response body"
+#: Its words for any 5xx (the body is not shown).
+SERVER_BUSY = "We\u2019re currently experiencing high demand, which may cause temporary errors."
+_REASONS = {429: "Too Many Requests"}
+
+
+def _http_error(response: httpx.Response) -> str:
+    """
+    The message of codex's error line for an HTTP error, retries off: a 4xx body
+    verbatim, a 429 as exhausted retries naming the request id, a 5xx as high demand.
+    """
+    text = response.read().decode(errors="replace")
+    status = response.status_code
+    if status == 429:
+        request = response.headers.get("x-request-id", "")
+        return (
+            f"exceeded retry limit, last status: {status} {_REASONS[status]}, request id: {request}"
+        )
+    if status >= 500:
+        return SERVER_BUSY
+    return text
+
+
+def _stream(renderer: CodexRenderer, response: httpx.Response) -> None:
+    try:
+        for event in _sse(response.iter_lines()):
+            kind = event.get("type")
+            if kind == "response.output_item.done" and event["item"].get("type") == "message":
+                renderer.event("agent_message", _message_text(event["item"]))
+            elif kind == "response.failed":
+                error = event.get("response", {}).get("error") or {}
+                message = f"stream disconnected before completion: {error.get('message', '')}"
+                renderer.event("error", message)
+                renderer.event("turn.failed", message)
+                return
+            elif kind == "response.completed":
+                renderer.event("turn.completed", None)
+                return
+    except httpx.TimeoutException:
+        raise
+    except httpx.TransportError:
+        message = f"stream disconnected before completion: {CUT_STREAM}"
+        renderer.event("error", message)
+        renderer.event("turn.failed", message)
+        return
+    message = "stream disconnected before completion: stream closed before response.completed"
+    renderer.event("error", message)
+    renderer.event("turn.failed", message)

@@ -1,0 +1,90 @@
+"""
+The service-api conformance binding on the wire: JSON over HTTP with httpx.
+
+A service under test is reached by base URL.  Every exchange is one JSON
+request and one JSON answer; the binding (see `harness.seams.service.throng` and `.t3`)
+decides which paths are called and what the answers mean.  This module only
+turns transport trouble into one clear reason: a service that is down, too
+slow, or answers with something that is not JSON raises `ServiceFailed`, the
+case is recorded as ``errored`` and the run goes on.  Any JSON answer, with
+any status, is data for the comparison, never an error of the harness.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any
+
+import httpx
+
+from harness.exceptions import ServiceFailed
+
+#: Seconds a service may take beyond the scenario's own turn timeout.
+GRACE = 5.0
+_SHOWN = 200
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One answer of the service: its HTTP status and its decoded JSON body."""
+
+    status: int
+    body: Any
+
+
+class Connection:
+    """One scenario's conversation with one service; closes its client on exit."""
+
+    def __init__(self, client: httpx.Client, where: str, grace: float = GRACE) -> None:
+        self.client = client
+        self.where = where
+        self.grace = grace
+
+    def __enter__(self) -> Connection:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.client.close()
+
+    def call(self, method: str, path: str, body: Any = None, *, timeout: float = 0.0) -> Reply:
+        """
+        One JSON exchange; ``timeout`` is the work the call may do (a turn), on
+        top of the connection's grace.
+        """
+        budget = timeout + self.grace
+        what = f"{method} {path}"
+        try:
+            response = self.client.request(
+                method,
+                path,
+                content=None if body is None else json.dumps(body).encode(),
+                headers={"content-type": "application/json", "accept": "application/json"},
+                timeout=budget,
+            )
+        except httpx.TimeoutException:
+            raise ServiceFailed(
+                f"{self.where}: {what} got no answer within {budget:.1f} s"
+            ) from None
+        except httpx.ConnectError as error:
+            raise ServiceFailed(f"{self.where}: cannot connect for {what}: {error}") from None
+        except httpx.HTTPError as error:
+            raise ServiceFailed(
+                f"{self.where}: {what} failed: {type(error).__name__}: {error}"
+            ) from None
+        try:
+            decoded = json.loads(response.content)
+        except ValueError:
+            shown = response.content[:_SHOWN].decode("utf-8", "replace")
+            kind = response.headers.get("content-type", "no content type")
+            raise ServiceFailed(
+                f"{self.where}: {what} answered {response.status_code} with a body that is "
+                f"not JSON ({kind}): {shown!r}"
+            ) from None
+        return Reply(response.status_code, decoded)

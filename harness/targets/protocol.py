@@ -1,0 +1,286 @@
+"""
+The JSON-lines target protocol: adaptors in any language, over a subprocess.
+
+One long-lived process serves many scenarios.  The harness writes one JSON
+object per line on the adaptor's stdin (``start``, then ``run`` per
+scenario, then ``stop``) and reads one reply line per request on its stdout,
+each carrying the request's ``seq``.  The messages are defined by the JSON
+Schemas under ``harness/schemas/protocol``.
+
+Whatever the adaptor does wrong (dies, hangs past the deadline, answers with
+the wrong ``seq`` or with garbage) raises `AdaptorFailed` for that scenario
+with the tail of its stderr attached; the process is killed, reaped, and
+started afresh for the next scenario, so the run goes on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import selectors
+import shlex
+import signal
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import IO, Any, NoReturn
+
+import jsonschema
+from referencing import Registry, Resource
+
+from harness.adaptor.pipeline import Provider
+from harness.catalogue.outcome import Outcome
+from harness.catalogue.scenario import Request, Seam
+from harness.exceptions import HarnessError
+
+VERSION = 1
+#: Grace beyond the request's own timeout before an adaptor counts as hung.
+GRACE = 5.0
+START_TIMEOUT = 20.0
+_STDERR_TAIL = 2000
+
+
+@dataclass(frozen=True)
+class AdaptorFailed(HarnessError):
+    """The adaptor broke the protocol for one scenario; recorded as errored."""
+
+    reason: str
+    stderr: str = ""
+
+    def __str__(self) -> str:
+        tail = self.stderr.strip()
+        return self.reason + (f"\nstderr (tail):\n{tail}" if tail else "")
+
+
+@dataclass(frozen=True)
+class Skipped(HarnessError):
+    """The adaptor declined the scenario (for example an unsupported driver)."""
+
+    reason: str
+
+    def __str__(self) -> str:
+        return self.reason
+
+
+@cache
+def validators() -> dict[str, jsonschema.Draft202012Validator]:
+    """Message name → validator, with the outcome schema resolvable by reference."""
+    root = resources.files("harness").joinpath("schemas")
+    documents = {"outcome": json.loads(root.joinpath("outcome.schema.json").read_text())}
+    for name in ("start", "started", "run", "ran", "stop"):
+        documents[name] = json.loads(root.joinpath(f"protocol/{name}.json").read_text())
+    registry: Registry[Any] = Registry().with_resources(
+        (doc["$id"], Resource.from_contents(doc)) for doc in documents.values()
+    )
+    return {
+        name: jsonschema.Draft202012Validator(doc, registry=registry)
+        for name, doc in documents.items()
+    }
+
+
+def problems(kind: str, message: Any) -> list[str]:
+    """Schema violations of one protocol message, as readable lines."""
+    lines = []
+    for found in validators()[kind].iter_errors(message):
+        error = found
+        while error.context:
+            # For a failed oneOf, the deepest error is inside the branch that was meant.
+            error = max(error.context, key=lambda e: len(e.absolute_path))
+        lines.append(f"{'/'.join(map(str, error.absolute_path)) or '<root>'}: {error.message}")
+    return sorted(lines)
+
+
+@dataclass
+class _Process:
+    process: subprocess.Popen[bytes]
+    stderr: IO[bytes]
+    buffer: bytes = b""
+
+    def tail(self) -> str:
+        self.stderr.flush()
+        self.stderr.seek(0, os.SEEK_END)
+        size = self.stderr.tell()
+        self.stderr.seek(max(0, size - _STDERR_TAIL))
+        return self.stderr.read().decode("utf-8", "replace")
+
+
+@dataclass
+class ProtocolAdaptor:
+    """
+    A target reached through the JSON-lines protocol.
+
+    With ``check`` every message in both directions is validated against the
+    protocol schemas and a violation errors the scenario; without it only
+    what the harness needs is checked (the reply's seq and its outcome).
+    """
+
+    name: str
+    argv: tuple[str, ...]
+    check: bool = False
+    grace: float = GRACE
+    kind: str = "cmd"
+    seams: frozenset[Seam] = frozenset({Seam.AGENT_CLI})
+    implementation: dict[str, Any] = field(default_factory=dict)
+    _live: _Process | None = None
+    _seq: int = 0
+    _budget: float = 0.0
+
+    @classmethod
+    def from_spec(cls, spec: str, name: str | None = None) -> ProtocolAdaptor:
+        kind, _, command = spec.partition(":")
+        argv = tuple(shlex.split(command))
+        if not argv:
+            raise AdaptorFailed(f"{spec!r} names no command")
+        return cls(name or spec, argv, check=kind == "cmd-check", kind="cmd")
+
+    # -- lifecycle -----------------------------------------------------------
+
+    def _start(self) -> _Process:
+        stderr = tempfile.TemporaryFile()  # noqa: SIM115  (closed in _kill)
+        try:
+            process = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=stderr,
+                start_new_session=True,
+            )
+        except OSError as error:
+            stderr.close()
+            raise AdaptorFailed(f"cannot start {shlex.join(self.argv)}: {error}") from None
+        live = _Process(process, stderr)
+        self._live = live
+        self._seq = 0
+        reply = self._exchange({"cmd": "start", "seq": 0, "version": VERSION}, START_TIMEOUT)
+        if self.check:
+            self._validate("started", reply)
+        if reply.get("ready") is not True or reply.get("version") != VERSION:
+            self._fail(f"adaptor refused protocol version {VERSION}: {json.dumps(reply)}")
+        implementation = reply.get("implementation")
+        self.implementation = implementation if isinstance(implementation, dict) else {}
+        return live
+
+    def _kill(self) -> None:
+        live, self._live = self._live, None
+        if live is None:
+            return
+        process = live.process
+        if process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        for stream in (process.stdin, process.stdout):
+            if stream is not None:
+                stream.close()
+        live.stderr.close()
+
+    def close(self) -> None:
+        """Ask the adaptor to stop, then make sure it is gone."""
+        live = self._live
+        if live is not None and live.process.poll() is None:
+            try:
+                self._send({"cmd": "stop", "seq": self._seq + 1})
+                live.process.wait(timeout=2)
+            except (AdaptorFailed, subprocess.TimeoutExpired):
+                pass
+        self._kill()
+
+    # -- messages ------------------------------------------------------------
+
+    def _fail(self, reason: str) -> NoReturn:
+        stderr = self._live.tail() if self._live is not None else ""
+        self._kill()
+        raise AdaptorFailed(reason, stderr)
+
+    def _validate(self, kind: str, message: Any) -> None:
+        found = problems(kind, message)
+        if found:
+            self._fail(f"protocol check: {kind} message invalid: " + "; ".join(found))
+
+    def _send(self, message: dict[str, Any]) -> None:
+        live = self._live
+        assert live is not None
+        assert live.process.stdin is not None
+        try:
+            live.process.stdin.write(json.dumps(message).encode() + b"\n")
+            live.process.stdin.flush()
+        except (BrokenPipeError, OSError):
+            self._fail(self._death("while the harness was writing to it"))
+
+    def _death(self, when: str) -> str:
+        assert self._live is not None
+        try:
+            # Closing stdout usually means dying; give the exit a moment to land.
+            code: int | None = self._live.process.wait(timeout=1)
+        except subprocess.TimeoutExpired:
+            code = None
+        if code is None:
+            return f"adaptor closed its stdout {when}"
+        how = f"signal {-code}" if code < 0 else f"status {code}"
+        return f"adaptor exited with {how} {when}"
+
+    def _read_line(self, deadline: float) -> bytes:
+        live = self._live
+        assert live is not None
+        assert live.process.stdout is not None
+        fd = live.process.stdout.fileno()
+        with selectors.DefaultSelector() as selector:
+            selector.register(fd, selectors.EVENT_READ)
+            while b"\n" not in live.buffer:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or not selector.select(remaining):
+                    self._fail(f"adaptor did not answer within {self._budget:.1f} s")
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    self._fail(self._death("before answering"))
+                live.buffer += chunk
+        line, _, live.buffer = live.buffer.partition(b"\n")
+        return line
+
+    def _exchange(self, message: dict[str, Any], timeout: float) -> dict[str, Any]:
+        self._budget = timeout
+        if self.check:
+            self._validate(str(message["cmd"]), message)
+        self._send(message)
+        line = self._read_line(time.monotonic() + timeout)
+        try:
+            reply = json.loads(line)
+        except ValueError:
+            shown = line[:200].decode("utf-8", "replace")
+            self._fail(f"adaptor answered with a line that is not JSON: {shown!r}")
+        if not isinstance(reply, dict):
+            self._fail(f"adaptor answered with a non-object: {line[:200]!r}")
+        if reply.get("seq") != message["seq"]:
+            self._fail(f"adaptor answered seq {reply.get('seq')!r} to seq {message['seq']}")
+        return reply
+
+    # -- the target ----------------------------------------------------------
+
+    def run(self, request: Request, provider: Provider, scenario_id: str) -> Outcome:
+        if self._live is None or self._live.process.poll() is not None:
+            self._kill()
+            self._start()
+        self._seq += 1
+        message = {
+            "cmd": "run",
+            "seq": self._seq,
+            "scenario": scenario_id,
+            "request": request.to_json(),
+            "provider": provider.to_json(),
+        }
+        reply = self._exchange(message, request.timeout + self.grace)
+        if self.check:
+            self._validate("ran", reply)
+        if reply.get("skipped") is True:
+            raise Skipped(str(reply.get("reason", "skipped by the adaptor")))
+        if reply.get("errored") is True:
+            raise AdaptorFailed(f"adaptor reported an error: {reply.get('message')}")
+        outcome = reply.get("outcome")
+        found = problems("outcome", outcome)
+        if found:
+            self._fail("adaptor answered with an invalid outcome: " + "; ".join(found))
+        return Outcome.from_json(outcome)  # type: ignore[arg-type]

@@ -1,0 +1,153 @@
+"""
+The scripted model API: routes a request, picks its step, records it.
+
+One object serves both APIs (``/v1/messages`` and ``/v1/responses``) from one
+script and one request counter, and both transports call the same `handle`.
+It is thread-safe because the loopback server answers each connection on its
+own thread and a CLI may open several.
+
+A request the script did not foresee is never answered as if it had been: it
+gets an error that names it (a 500 ``api_error`` "fake: unexpected request
+#N ..." past the end of a non-repeating script, a 404 for an endpoint the fake
+does not serve, a 400 for a body that is not JSON) and is kept in
+`unexpected`, so a test sees it even when the CLI swallows the error.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+
+from providers_fake.api import anthropic, openai
+from providers_fake.api.record import RecordedRequest, redact_headers
+from providers_fake.api.script import Answer, HttpError, Script, steps_summary
+from providers_fake.api.wire import Reply, json_reply
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+_ENDPOINTS = {"/v1/messages": "anthropic", "/v1/responses": "openai"}
+
+
+def api_for(method: str, path: str) -> str | None:
+    """Which API a request is for; a path prefix is allowed (Foundry's ``/anthropic/v1/...``)."""
+    bare = path.split("?", 1)[0].rstrip("/")
+    if method != "POST":
+        return None
+    return next((api for suffix, api in _ENDPOINTS.items() if bare.endswith(suffix)), None)
+
+
+class ScriptedModelAPI:
+    """
+    A fake Anthropic Messages and OpenAI Responses API replaying `script`.
+
+    `script` may be a `Script` or its JSON form (a capture's ``model_script``).
+    """
+
+    def __init__(self, script: Script | Sequence[object] | dict[str, object]) -> None:
+        self.script = script if isinstance(script, Script) else Script.from_json(script)
+        self._lock = threading.Lock()
+        self._records: list[RecordedRequest] = []
+        self._answered = 0  # model requests so far: the next step's index
+
+    def handle(self, method: str, path: str, headers: list[tuple[str, str]], body: bytes) -> Reply:
+        """Record one request and decide its answer (the transport sends it)."""
+        with self._lock:
+            index = len(self._records)
+            api = api_for(method, path)
+            parsed = _parse(body)
+            step: int | None = None
+            unexpected: str | None = None
+            if api is None:
+                unexpected = f"no such endpoint: {method} {path}"
+                reply = _unexpected(404, "not_found_error", unexpected, index)
+            elif not isinstance(parsed, dict):
+                unexpected = "the body is not a JSON object"
+                reply = _unexpected(400, "invalid_request_error", unexpected, index)
+            else:
+                step = self._answered
+                chosen = self.script.step_for(step)
+                self._answered += 1
+                if chosen is None:
+                    unexpected = self._beyond(step, method, path, parsed)
+                    reply = _unexpected(500, "api_error", unexpected, index)
+                    step = None
+                else:
+                    reply = _render(api, chosen, parsed, step)
+            self._records.append(
+                RecordedRequest(
+                    index=index,
+                    method=method,
+                    path=path,
+                    headers=redact_headers(headers),
+                    raw_body=body,
+                    body=parsed,
+                    api=api or "unknown",
+                    step=step,
+                    status=reply.status,
+                    unexpected=unexpected,
+                )
+            )
+            return reply
+
+    def _beyond(self, number: int, method: str, path: str, body: dict[str, object]) -> str:
+        steps = self.script.steps
+        return (
+            f"unexpected request #{number + 1}: the script has {len(steps)} step(s) "
+            f"({steps_summary(steps)}) and does not repeat the last; "
+            f"{method} {path} model={body.get('model')!r}"
+        )
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        """Every request so far, in arrival order (a copy)."""
+        with self._lock:
+            return list(self._records)
+
+    @property
+    def model_requests(self) -> list[RecordedRequest]:
+        """The requests the script answered (what a scenario counts)."""
+        return [r for r in self.requests if r.unexpected is None]
+
+    @property
+    def models(self) -> list[object]:
+        """The ``model`` of each answered request: where a fallback shows."""
+        return [r.model for r in self.model_requests]
+
+    @property
+    def unexpected(self) -> list[RecordedRequest]:
+        return [r for r in self.requests if r.unexpected is not None]
+
+    def assert_no_unexpected(self) -> None:
+        """Fail loudly, naming each unexpected request."""
+        odd = self.unexpected
+        if odd:
+            raise AssertionError(
+                "fake model API got unexpected requests:\n"
+                + "\n".join(f"  {r.describe()}" for r in odd)
+            )
+
+
+def _parse(body: bytes) -> object:
+    try:
+        return json.loads(body) if body else None
+    except ValueError:
+        return None
+
+
+def _render(api: str, step: Answer | HttpError, request: dict[str, object], index: int) -> Reply:
+    if isinstance(step, HttpError):
+        if api == "anthropic":
+            return anthropic.error_reply(step, index)
+        return openai.error_reply(step, index)
+    if api == "anthropic":
+        return anthropic.answer_reply(step, request, index)
+    return openai.answer_reply(step, request, index)
+
+
+def _unexpected(status: int, kind: str, why: str, index: int) -> Reply:
+    """An error in the Anthropic shape (which OpenAI clients also surface as text)."""
+    body = {"type": "error", "error": {"type": kind, "message": f"fake: {why}"}}
+    headers = (("request-id", anthropic.request_id(index)), ("x-should-retry", "false"))
+    return json_reply(status, body, headers)
