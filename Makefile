@@ -40,7 +40,7 @@ real-clis:
 
 run: $(STAMP) $(NODE_STAMP) $(SDK_CODEX_STAMP) real-clis
 	$(BIN)/harness lint scenarios
-	$(BIN)/harness run scenarios $(TARGETS) --baselines baselines --reports reports
+	$(BIN)/harness run scenarios $(TARGETS) --allow-exec --baselines baselines --reports reports
 
 test: $(STAMP) $(NODE_STAMP) $(SDK_CODEX_STAMP) real-clis
 	$(BIN)/ruff check harness providers_fake tests examples

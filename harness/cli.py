@@ -17,6 +17,11 @@ from harness.catalogue import loader
 from harness.catalogue.clauses import registry
 from harness.exceptions import HarnessError
 
+ALLOW_EXEC_HELP = (
+    "let scenarios make the systems under test run commands on this machine, confined to "
+    "the case's folder (bubblewrap where available); without it such cases are skipped"
+)
+
 
 def _paths(given: Sequence[str]) -> list[Path]:
     return [Path(p) for p in given] or [Path("scenarios")]
@@ -75,6 +80,9 @@ def run(args: argparse.Namespace) -> int:
     for target in args.target:
         targets.create(target)  # a bad spec is one clear line, before pytest starts
     argv = ["--pyargs", "harness.testing", "-p", "no:cacheprovider", "-q", "-rfE"]
+    # The run is this command's, not the project's test suite: no ini file's
+    # addopts (a checkout's own pytest settings opt its tests into --allow-exec).
+    argv += ["-o", "addopts="]
     # The CLI has imported the harness already; pytest need not say it cannot rewrite it.
     argv += ["-W", "ignore::pytest.PytestAssertRewriteWarning"]
     argv += ["--rootdir", str(Path.cwd())]
@@ -86,6 +94,8 @@ def run(args: argparse.Namespace) -> int:
         argv += ["--harness-reports", args.reports]
     if args.baselines:
         argv += ["--harness-baselines", args.baselines]
+    if args.allow_exec:
+        argv.append("--harness-allow-exec")
     if args.k:
         argv += ["-k", args.k]
     if args.tag:
@@ -105,7 +115,7 @@ def bench(args: argparse.Namespace) -> int:
 def baseline(args: argparse.Namespace) -> int:
     from harness import engine  # noqa: PLC0415  (only this command needs these)
     from harness.reports import baseline  # noqa: PLC0415
-    from harness.seams import case  # noqa: PLC0415
+    from harness.seams import RunOptions, case  # noqa: PLC0415
 
     target = targets.create(args.target)
     if engine.baseline_path(Path("baselines"), target.name) is None:
@@ -117,7 +127,8 @@ def baseline(args: argparse.Namespace) -> int:
     if loaded.problems:
         return 2
     try:
-        results = [case.execute(s, target) for s in loaded.scenarios]
+        options = RunOptions(allow_exec=args.allow_exec)
+        results = [case.execute(s, target, options) for s in loaded.scenarios]
     finally:
         targets.close_all()
         close = getattr(target, "close", None)
@@ -166,6 +177,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--baselines", default=None, help="folder of per-target baselines (default: ./baselines)"
     )
+    p.add_argument("--allow-exec", action="store_true", help=ALLOW_EXEC_HELP)
     p.epilog = "Arguments after a bare -- are passed to pytest (e.g. -- --junitxml=out.xml)."
     p.set_defaults(func=run)
 
@@ -173,6 +185,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="*")
     p.add_argument("--target", required=True, help="NAME=SPEC: the target and its short name")
     p.add_argument("-o", "--out", default=None, help="file to write (default baselines/NAME.yaml)")
+    p.add_argument("--allow-exec", action="store_true", help=ALLOW_EXEC_HELP)
     p.set_defaults(func=baseline)
 
     p = sub.add_parser(

@@ -27,8 +27,10 @@ from harness.reports import differential as disagreements
 from harness.reports import render
 from harness.reports.baseline import Baseline, judge
 from harness.reports.baseline import load as load_baseline
-from harness.seams.case import STATUSES, CaseResult, execute
+from harness.seams import RunOptions
+from harness.seams.case import DEFAULT_OPTIONS, STATUSES, CaseResult, execute
 from harness.seams.compare import Mismatch
+from harness.systems import sandbox
 
 RESULT_PROPERTY = "harness-result"
 #: The model-api differential's expectations file, in the baselines folder.
@@ -43,10 +45,11 @@ class Case:
     target: str
     problem: Problem | None = None
     baseline: Baseline | None = None
+    options: RunOptions = DEFAULT_OPTIONS
 
     def run(self) -> CaseResult:
         assert self.scenario is not None
-        result = execute(self.scenario, targets.shared(self.target))
+        result = execute(self.scenario, targets.shared(self.target), self.options)
         verdict, note = judge(result, self.baseline)
         return replace(result, verdict=verdict, note=note or None)
 
@@ -108,6 +111,7 @@ class Session:
     root: Path
     reports: Path | None
     baselines: Path | None = None
+    options: RunOptions = DEFAULT_OPTIONS
     loaded: loader.Loaded | None = None
     results: list[CaseResult] = field(default_factory=list)
     checked: tuple[dict[str, Baseline | None], list[Problem]] | None = None
@@ -229,7 +233,7 @@ class Session:
             marks = [getattr(pytest.mark, tag) for tag in scenario.tags]
             params += [
                 pytest.param(
-                    Case(scenario, spec, baseline=baselines.get(name)),
+                    Case(scenario, spec, baseline=baselines.get(name), options=self.options),
                     id=f"{scenario.id}@{name}",
                     marks=marks,
                 )
@@ -276,8 +280,16 @@ class Session:
         if self.reports is None:
             return []
         loaded = self.catalogue()
+        commands = render.NO_COMMANDS
+        if self.options.allow_exec:
+            commands = f"allowed, confined ({sandbox.isolation()})"
         built = render.Report.build(
-            loaded.scenarios, self.results, loaded.problems, self.root, self.differential()
+            loaded.scenarios,
+            self.results,
+            loaded.problems,
+            self.root,
+            self.differential(),
+            commands=commands,
         )
         return render.write(built, self.reports)
 

@@ -43,6 +43,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="folder of per-target baselines NAME.yaml (default: ./baselines if present)",
     )
     group.addoption(
+        "--harness-allow-exec",
+        action="store_true",
+        default=False,
+        help="let scenarios make the systems under test run commands (confined); "
+        "without it such cases are skipped",
+    )
+    group.addoption(
         "--harness-reports",
         default=None,
         metavar="DIR",
@@ -52,6 +59,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     from harness import engine, targets  # noqa: PLC0415  (see the note at the top)
+    from harness.seams import RunOptions  # noqa: PLC0415
 
     base = config.invocation_params.dir
     paths = config.getoption("harness_scenarios") or ["scenarios"]
@@ -62,6 +70,7 @@ def pytest_configure(config: pytest.Config) -> None:
         root=base,
         reports=None if reports is None else base / reports,
         baselines=_baselines(config),
+        options=RunOptions(allow_exec=config.getoption("harness_allow_exec")),
     )
     config.pluginmanager.register(_Results(config.stash[_SESSION]), "harness-results")
 

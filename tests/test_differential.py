@@ -20,6 +20,7 @@ from harness.catalogue.scenario import Seam
 from harness.cli import main
 from harness.reports import differential, render
 from harness.reports.differential import Difference, Entry, Pair
+from harness.seams import RunOptions
 from harness.seams.case import CaseResult, execute
 from harness.seams.model_api.values import (
     ModelApiOutcome,
@@ -33,6 +34,9 @@ ROOT = Path(__file__).resolve().parent.parent
 MODEL_API = ROOT / "scenarios" / "model-api"
 EXPECTATIONS = ROOT / "baselines" / "differential.yaml"
 KINDS = {"reference": "reference", "reference-inproc": "reference", "real": "real", "x": "cmd"}
+
+#: The bundled catalogue's Bash cases run, confined, as under `make test`.
+EXEC = RunOptions(allow_exec=True)
 
 
 def _outcome(cli: str = "claude", **changes: object) -> ModelApiOutcome:
@@ -439,7 +443,7 @@ def test_the_reference_models_agree_with_the_real_clis(catalogue: loader.Loaded)
     scenarios = [s for s in catalogue.scenarios if s.seam is Seam.MODEL_API]
     assert len(scenarios) >= 21
     both = [targets.create("reference"), targets.create("real")]
-    results = [execute(s, t) for s in scenarios for t in both]
+    results = [execute(s, t, EXEC) for s in scenarios for t in both]
     entries, problems = differential.load(EXPECTATIONS, [s.id for s in scenarios])
     assert problems == []
     kinds = {t.name: t.kind for t in both}

@@ -39,6 +39,8 @@ _GATED_SEAMS = ("agent-cli", "service-api", "model-api")
 _SYMBOL = {"passed": "pass", "failed": "FAIL", "errored": "ERROR", "skipped": "skip"}
 #: Verdicts against a target's baseline, counted beside the statuses.
 VERDICTS = ("expected", "regression", "stale")
+#: The `Report.commands` of a run without ``--allow-exec``.
+NO_COMMANDS = "not allowed (cases that would run one are skipped)"
 
 
 def _symbol(result: CaseResult) -> str:
@@ -59,6 +61,8 @@ class Report:
     root: Path
     #: The model-api differential (reference models against the real CLIs).
     differential: Differential = field(default_factory=Differential)
+    #: Whether scenarios could make systems run commands, and how they were confined.
+    commands: str = NO_COMMANDS
 
     @classmethod
     def build(
@@ -68,6 +72,8 @@ class Report:
         problems: Iterable[Problem],
         root: Path,
         differential: Differential | None = None,
+        *,
+        commands: str = NO_COMMANDS,
     ) -> Report:
         return cls(
             tuple(sorted(scenarios, key=lambda s: s.id)),
@@ -75,6 +81,7 @@ class Report:
             tuple(sorted(problems, key=lambda p: (p.file, p.line, p.column))),
             root,
             differential or Differential(),
+            commands,
         )
 
     @property
@@ -159,6 +166,7 @@ def to_json(report: Report) -> str:
         "cases": [_case_json(r, seam_of.get(r.scenario)) for r in report.results],
         "coverage": report.coverage(),
         "differential": report.differential.to_json(),
+        "commands": report.commands,
     }
     return json.dumps(document, ensure_ascii=False, sort_keys=True, indent=2) + "\n"
 
@@ -179,6 +187,8 @@ def matrix(report: Report) -> str:
         "",
         "`expected`, `regression` and `stale` count failing or passing cases against the "
         "target's baseline of known failures.",
+        "",
+        f"Commands a scenario makes a system run: {report.commands}.",
     ]
     if report.problems:
         lines += ["", "## Scenario files rejected", ""]

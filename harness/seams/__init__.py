@@ -15,6 +15,7 @@ May import: `harness.targets`, `harness.systems`, `harness.adaptor`,
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, cast
 
 from harness.catalogue import seam as registry
@@ -24,6 +25,19 @@ if TYPE_CHECKING:
     from harness.catalogue.scenario import Scenario
     from harness.seams.compare import Mismatch
     from harness.targets import Target
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """
+    What the user allowed a run to do to the machine it runs on.
+
+    A catalogue is untrusted input: by default no scenario makes any system
+    run a command (``allow_exec``); cases that would are skipped with the
+    reason, and ``harness run --allow-exec`` opts in.
+    """
+
+    allow_exec: bool = False
 
 
 class SeamOutcome(Protocol):
@@ -41,9 +55,12 @@ class SeamOutcome(Protocol):
 class SeamKind(SeamFormat, Protocol):
     """A seam as the runner sees it: loaded (`SeamFormat`), then run and compared."""
 
-    def observe(self, scenario: Scenario, target: Target) -> SeamOutcome:
+    def observe(self, scenario: Scenario, target: Target, options: RunOptions) -> SeamOutcome:
         """
         Run ``scenario`` on ``target`` and return what was observed.
+
+        Raises `harness.targets.protocol.Skipped` for a case the run may not
+        do (``options``) or the target cannot serve.
 
         Raises when the target itself fails (it cannot be reached, it breaks
         its protocol); the executor records that as ``errored``.

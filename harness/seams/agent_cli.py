@@ -93,7 +93,7 @@ class AgentCli:
             ),
         )
 
-    def observe(self, scenario: Scenario, target: Target) -> Outcome:
+    def observe(self, scenario: Scenario, target: Target, options: seams.RunOptions) -> Outcome:
         assert isinstance(target, Adaptor), target
         request = scenario.request
         assert isinstance(request, Request), request

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from harness import seams
 from harness.catalogue.scenario import Scenario
 from harness.exceptions import ServiceFailed
-from harness.seams import SeamOutcome
+from harness.seams import RunOptions, SeamOutcome
 from harness.seams.compare import Mismatch
 from harness.targets import Target
 from harness.targets.protocol import AdaptorFailed, Skipped
@@ -46,14 +46,20 @@ class CaseResult:
         return f"{self.scenario}[{self.target}]"
 
 
-def execute(scenario: Scenario, target: Target) -> CaseResult:
+#: What a run may do unless the user says more: nothing that runs a command.
+DEFAULT_OPTIONS = RunOptions()
+
+
+def execute(
+    scenario: Scenario, target: Target, options: RunOptions = DEFAULT_OPTIONS
+) -> CaseResult:
     """Run ``scenario`` on ``target``; never raises for a misbehaving target."""
     if scenario.seam not in target.seams:
         reason = f"{target.name} does not serve the {scenario.seam.value} seam"
         return CaseResult(scenario.id, target.name, "skipped", reason=reason)
     seam = seams.require(scenario.seam.value)
     try:
-        outcome = seam.observe(scenario, target)
+        outcome = seam.observe(scenario, target, options)
     except Skipped as skip:
         return CaseResult(scenario.id, target.name, "skipped", reason=str(skip))
     except (AdaptorFailed, ServiceFailed) as failure:

@@ -28,6 +28,11 @@ from pathlib import Path
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
+    from typing import TypeAlias
+
+    #: Wraps a CLI's argv so that it runs confined to its throwaway folder (given
+    #: with the environment it gets), for runs in which it may execute commands.
+    Confine: TypeAlias = Callable[[list[str], Path, Mapping[str, str]], list[str]]
 
 CLAUDE_PACKAGE, CLAUDE_VERSION = "@anthropic-ai/claude-code", "2.1.328"
 CODEX_PACKAGE, CODEX_VERSION = "@openai/codex", "0.169.0"
@@ -145,6 +150,7 @@ def run_claude(
     timeout: float = DEFAULT_TIMEOUT,
     earlier: Sequence[str] = (),
     before_last: Callable[[], object] | None = None,
+    confine: Confine | None = None,
 ) -> RealRun:
     """
     ``claude -p PROMPT --json-schema SCHEMA --output-format F [--verbose] ARGS`` offline.
@@ -176,12 +182,12 @@ def run_claude(
         session: str | None = None
         codes: list[int] = []
         for turn in earlier:
-            run = _run(_claude_argv(turn, session), full, probe, timeout, tty_stdin=False)
+            run = _run(_claude_argv(turn, session), full, probe, timeout, False, confine)
             codes.append(run.exit_code)
             session = session_id(run.stdout) or session
         if before_last is not None:
             before_last()
-        run = _run(_claude_argv(prompt, session), full, probe, timeout, tty_stdin=False)
+        run = _run(_claude_argv(prompt, session), full, probe, timeout, False, confine)
         return replace(run, earlier=tuple(codes))
 
 
@@ -208,6 +214,7 @@ def run_codex(
     args: Sequence[str] = (),
     env: Mapping[str, str] | None = None,
     timeout: float = DEFAULT_TIMEOUT,
+    confine: Confine | None = None,
 ) -> RealRun:
     """
     ``codex exec --json --output-schema FILE -m MODEL`` against `base_url` (``.../v1``).
@@ -234,7 +241,7 @@ def run_codex(
         offline = {"CODEX_HOME": str(codex_home), "FAKE_KEY": "sk-fake"}
         full = _base_env(work, {**offline, **(env or {})})
         # A terminal on stdin: otherwise Codex says it reads "additional input from stdin".
-        return _run(argv, full, _probe(work), timeout, tty_stdin=True)
+        return _run(argv, full, _probe(work), timeout, True, confine)
 
 
 def _probe(work: Path) -> Path:
@@ -243,9 +250,17 @@ def _probe(work: Path) -> Path:
     return probe
 
 
-def _run(
-    argv: list[str], env: dict[str, str], cwd: Path, timeout: float, *, tty_stdin: bool
+def _run(  # noqa: PLR0917 - the two runners' one shared step
+    argv: list[str],
+    env: dict[str, str],
+    cwd: Path,
+    timeout: float,
+    tty_stdin: bool,
+    confine: Confine | None = None,
 ) -> RealRun:
+    shown = tuple(argv)
+    if confine is not None:  # the run's throwaway folder is all it may write to
+        argv = confine(argv, cwd.parent, env)
     master, slave = os.openpty() if tty_stdin else (-1, -1)
     started = time.monotonic()
     try:
@@ -276,7 +291,7 @@ def _run(
     seconds = time.monotonic() - started
     files = workdir_files(cwd)
     return RealRun(
-        tuple(argv),
+        shown,
         process.returncode,
         stdout,
         stderr,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -25,6 +25,7 @@ from harness.seams.model_api.values import (
     final_result,
     parse_lines,
 )
+from harness.systems import sandbox
 from providers_fake.api import LOOPBACK, LoopbackServer, ScriptedModelAPI, install_respx, realcli
 from providers_fake.api import Script as ModelScript
 
@@ -41,10 +42,16 @@ def model_script(scenario: Scenario) -> ModelScript:
     return ModelScript.from_json(json.loads(cast(ModelApiRequest, scenario.request).model_script))
 
 
-def run_case(request: ModelApiRequest, script: ModelScript, binary: Path) -> ModelApiOutcome:
-    """One run of the real CLI against a fresh loopback fake serving ``script``."""
+def run_case(
+    request: ModelApiRequest, script: ModelScript, binary: Path, *, confine: bool = False
+) -> ModelApiOutcome:
+    """
+    One run of the real CLI against a fresh loopback fake serving ``script``;
+    ``confine`` when it may run commands (`harness.systems.sandbox`).
+    """
+    jail = _confined if confine else None
     with LoopbackServer(script) as server:
-        run, mark = _REAL[request.cli](binary, server, request)
+        run, mark = _REAL[request.cli](binary, server, request, jail)
     # Per-run names the CLI prints: its throwaway folder (codex names its schema
     # file there) and the fake's port (claude names the "inference gateway").
     masks = [(run.workdir, WORK)] if run.workdir else []
@@ -67,8 +74,13 @@ def run_case(request: ModelApiRequest, script: ModelScript, binary: Path) -> Mod
     )
 
 
+def _confined(argv: list[str], folder: Path, env: Mapping[str, str]) -> list[str]:
+    # The CLI itself must reach the loopback fake, so it keeps the host's network.
+    return sandbox.jail(argv, folder, env, network=True)
+
+
 def _real_claude(
-    binary: Path, server: LoopbackServer, request: ModelApiRequest
+    binary: Path, server: LoopbackServer, request: ModelApiRequest, confine: realcli.Confine | None
 ) -> tuple[realcli.RealRun, int]:
     """The real claude, and how many requests its session's earlier turns made."""
     mark = 0
@@ -88,12 +100,13 @@ def _real_claude(
         timeout=request.timeout,
         earlier=request.earlier_prompts,
         before_last=before_last,
+        confine=confine,
     )
     return run, mark
 
 
 def _real_codex(
-    binary: Path, server: LoopbackServer, request: ModelApiRequest
+    binary: Path, server: LoopbackServer, request: ModelApiRequest, confine: realcli.Confine | None
 ) -> tuple[realcli.RealRun, int]:
     run = realcli.run_codex(
         binary,
@@ -103,13 +116,16 @@ def _real_codex(
         model=CODEX_MODEL,
         env=dict(request.env),
         timeout=request.timeout,
+        confine=confine,
     )
     return run, 0
 
 
 #: How each CLI's real binary is run against the fake: the run, and the requests
 #: made before it (a resumed session's earlier turns).
-_RealRunner = Callable[[Path, LoopbackServer, ModelApiRequest], tuple[realcli.RealRun, int]]
+_RealRunner = Callable[
+    [Path, LoopbackServer, ModelApiRequest, "realcli.Confine | None"], tuple[realcli.RealRun, int]
+]
 _REAL: dict[str, _RealRunner] = {"claude": _real_claude, "codex": _real_codex}
 
 

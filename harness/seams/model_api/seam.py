@@ -29,6 +29,7 @@ from harness.seams.compare import Mismatch
 from harness.seams.model_api.expect import ModelApiExpectation, compare, describe, expectation_of
 from harness.seams.model_api.run import model_script, run_case, run_reference
 from harness.seams.model_api.values import ModelApiOutcome, ModelApiRequest, request_of, show_value
+from harness.systems import sandbox
 from harness.targets import AgentBinary, Target
 from harness.targets.protocol import Skipped
 from providers_fake.api import Script as ModelScript
@@ -106,15 +107,25 @@ class ModelApi:
             ),
         )
 
-    def observe(self, scenario: Scenario, target: Target) -> ModelApiOutcome:
+    def observe(
+        self, scenario: Scenario, target: Target, options: seams.RunOptions
+    ) -> ModelApiOutcome:
         request = cast(ModelApiRequest, scenario.request)
+        confine = request.runs_commands()
+        if confine and not options.allow_exec:
+            raise Skipped(
+                "the model's script makes the CLI run commands on this machine; "
+                "run with --allow-exec to allow it (they then run confined: "
+                f"{sandbox.isolation()})"
+            )
         if isinstance(target, AgentBinary):
             # A target that names real binaries runs them against a loopback fake,
             # unless the case needs what no fake can give a binary offline.
             beyond = request.beyond_offline()
             if beyond is not None:
                 raise Skipped(beyond)
-            return run_case(request, model_script(scenario), target.binary(request.cli))
+            binary = target.binary(request.cli)
+            return run_case(request, model_script(scenario), binary, confine=confine)
         # The reference targets answer with the reference models of the CLIs.
         return run_reference(request, model_script(scenario), scenario.id)
 

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from providers_fake.api import RecordedRequest, realcli
+from providers_fake.api import Script as ModelScript
+from providers_fake.api.script import STRUCTURED_OUTPUT, Answer
 
 #: The model codex asks for (its provider is the fake, so any name will do).
 CODEX_MODEL = "gpt-probe"
@@ -63,6 +65,22 @@ class ModelApiRequest:
         if self.allowed_tools:
             out += ("--allowedTools", ",".join(self.allowed_tools))
         return out
+
+    def runs_commands(self) -> bool:
+        """
+        Whether the CLI may run a command on the machine in this case: a tool it
+        is allowed, or a tool call other than StructuredOutput in the model's
+        script (the real binary runs read-only Bash commands unasked).
+        """
+        if self.allowed_tools:
+            return True
+        script = ModelScript.from_json(json.loads(self.model_script))
+        return any(
+            tool.name != STRUCTURED_OUTPUT
+            for step in script.steps
+            if isinstance(step, Answer)
+            for tool in step.tools
+        )
 
     def beyond_offline(self) -> str | None:
         """Why a real binary offline cannot be put in this case's situation, if it cannot."""

@@ -77,7 +77,9 @@ class ServiceApi:
             ),
         )
 
-    def observe(self, scenario: Scenario, target: Target) -> ServiceOutcome:
+    def observe(
+        self, scenario: Scenario, target: Target, options: seams.RunOptions
+    ) -> ServiceOutcome:
         assert isinstance(target, Service), target
         kind = _kind(scenario.request)
         with workspace.open_for(scenario) as work, target.connect() as connection:

@@ -40,6 +40,7 @@ a tool the run may not use is refused with an error tool_result.
 from __future__ import annotations
 
 import json
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -365,10 +366,11 @@ class _Loop:
         """Run an allowed Bash call in the working directory: its side effects are real."""
         name, tool_input = block["name"], block["input"]
         command = tool_input.get("command") if isinstance(tool_input, dict) else None
-        if name != "Bash" or name not in self.settings.allowed_tools or not command:
+        cwd = self.settings.cwd
+        if name != "Bash" or name not in self.settings.allowed_tools or not command or not cwd:
             output, failed = f"{name} is not available to this run", True
         else:
-            output, failed = wire.bash(str(command), self.settings.cwd)
+            output, failed = wire.bash(str(command), cwd, self.tool_env(cwd))
         self.event(
             "tool", {"name": name, "input": tool_input, "output": output, "is_error": failed}
         )
@@ -379,6 +381,22 @@ class _Loop:
             "content": content,
             "is_error": failed,
         }
+
+    def tool_env(self, cwd: Path) -> dict[str, str]:
+        """
+        What a command the CLI runs sees: the CLI's own environment (nothing of
+        the harness's but ``PATH``, as for the real binaries), less the CLI's
+        credentials and telemetry settings, plus the markers the CLI adds (probed).
+        """
+        env = {
+            name: value
+            for name, value in self.settings.env.items()
+            if name != "CLAUDE_CODE_OAUTH_TOKEN" and not name.startswith("OTEL_")
+        }
+        path = os.environ.get("PATH", "/usr/bin:/bin")
+        env.update({"PATH": path, "HOME": str(cwd), "PWD": str(cwd), "CLAUDECODE": "1"})
+        env.update({"SHELL": "/bin/bash", "GIT_EDITOR": "true"})
+        return env
 
     def answered(self, answer: wire.Answer, schema: dict[str, Any]) -> str:
         """

@@ -12,12 +12,13 @@ error.  The loop that decides what to do with them is `harness.systems.claude.lo
 from __future__ import annotations
 
 import json
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
 import httpx
+
+from harness.systems import sandbox
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -162,21 +163,18 @@ def error_of(response: httpx.Response) -> tuple[str, str]:
 BASH_TIMEOUT = 10.0
 
 
-def bash(command: str, cwd: Path | None) -> tuple[str, bool]:
-    """The command's output (stdout, then stderr) and whether it failed."""
-    try:
-        done = subprocess.run(
-            ["bash", "-c", command],  # noqa: S607
-            cwd=cwd,
-            capture_output=True,
-            timeout=BASH_TIMEOUT,
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
+def bash(command: str, cwd: Path, env: Mapping[str, str]) -> tuple[str, bool]:
+    """
+    The command's output (stdout and stderr as written) and whether it failed.
+
+    It runs confined (`harness.systems.sandbox`): only ``cwd`` is writable,
+    ``env`` is all it sees, and nothing it starts outlives it.
+    """
+    done = sandbox.run(command, cwd, env, BASH_TIMEOUT)
+    if done.timed_out:
         return f"Command timed out after {BASH_TIMEOUT:g}s", True
-    output = (done.stdout + done.stderr).decode(errors="replace").rstrip("\n")
-    return output, done.returncode != 0
+    output = done.output.decode(errors="replace").rstrip("\n")
+    return output, done.exit_code != 0
 
 
 def calls(messages: Sequence[dict[str, Any]]) -> int:

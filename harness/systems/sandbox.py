@@ -1,0 +1,162 @@
+"""
+Commands a scenario makes a system run, confined.
+
+A model-api scenario can script a model that asks Claude Code to run a Bash
+command, and both the real binary and its reference model then run it for
+real (LOOP-16 depends on the side effect).  A catalogue is untrusted input,
+so the harness runs such cases only when the user opts in
+(``--allow-exec``), and even then never with the harness's own privileges:
+the command runs under bubblewrap when the machine has it (a read-only view
+of the file system with only the case's folder writable, no network, its
+own PID namespace so that nothing it starts outlives it, an environment
+built from scratch), otherwise in a process group of its own that is killed
+with it, with the environment given and nothing inherited.  Its output is
+read through a bounded buffer and its time is bounded too.
+
+`isolation` tells which of the two a run used, so the reports can say it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import resource
+import select
+import shutil
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+#: What a confined command may keep of its output (stdout and stderr as written).
+KEEP_BYTES = 256 * 1024
+#: The largest file a confined command may write (RLIMIT_FSIZE).
+FILE_LIMIT = 64 * 1024 * 1024
+#: The address space a confined command may use (RLIMIT_AS).
+MEMORY_LIMIT = 2 * 1024 * 1024 * 1024
+
+BUBBLEWRAP, PROCESS_GROUP = "bubblewrap", "process group"
+
+
+@dataclass(frozen=True)
+class CommandRun:
+    """What a confined command did."""
+
+    #: Its output, stdout and stderr interleaved in write order, cut at `KEEP_BYTES`.
+    output: bytes
+    #: How many bytes it wrote in all, kept or not.
+    size: int
+    #: Its exit status (negative: the signal that ended it); None when killed at its deadline.
+    exit_code: int | None
+    timed_out: bool
+    isolation: str
+
+
+@cache
+def _bubblewrap() -> str | None:
+    """The bwrap executable, if it is there and can make a sandbox on this machine."""
+    found = shutil.which("bwrap")
+    if found is None:
+        return None
+    probe = [found, *_jail_arguments(Path("/")), "--", "true"]
+    try:
+        done = subprocess.run(probe, capture_output=True, timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return found if done.returncode == 0 else None
+
+
+def isolation() -> str:
+    """How confined commands run on this machine: `BUBBLEWRAP` or `PROCESS_GROUP`."""
+    return BUBBLEWRAP if _bubblewrap() else PROCESS_GROUP
+
+
+def _jail_arguments(folder: Path, network: bool = False) -> list[str]:
+    arguments = [
+        "--ro-bind", "/", "/",
+        "--dev", "/dev",
+        "--proc", "/proc",
+        "--tmpfs", "/tmp",  # noqa: S108 - a private, empty /tmp inside the sandbox
+        "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+        "--die-with-parent", "--new-session",
+    ]  # fmt: skip
+    if not network:
+        arguments.append("--unshare-net")
+    if folder != Path("/"):
+        # The working directory stays the caller's (bwrap keeps it when it is inside).
+        arguments += ["--bind", str(folder), str(folder)]
+    return arguments
+
+
+def jail(argv: Sequence[str], folder: Path, env: Mapping[str, str], *, network: bool) -> list[str]:
+    """
+    ``argv`` wrapped so that it can write only under ``folder`` and sees only
+    ``env``; unchanged when bubblewrap is not available.  ``network`` keeps
+    the host's network (a real CLI must reach the loopback fake API).
+    """
+    bwrap = _bubblewrap()
+    if bwrap is None:
+        return list(argv)
+    settings = [item for name, value in env.items() for item in ("--setenv", name, value)]
+    return [bwrap, *_jail_arguments(folder, network), "--clearenv", *settings, "--", *argv]
+
+
+def _limits() -> None:
+    # Runs in the child before exec: a confined command cannot fill the disk or the memory.
+    resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_LIMIT, FILE_LIMIT))
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def run(command: str, folder: Path, env: Mapping[str, str], timeout: float) -> CommandRun:
+    """
+    ``bash -c command`` in ``folder`` with exactly ``env``, confined (see the
+    module docstring), killed with everything it started at ``timeout``.
+    """
+    argv = jail(["bash", "-c", command], folder, env, network=False)
+    process = subprocess.Popen(
+        argv,
+        cwd=folder,
+        env=dict(env),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        preexec_fn=_limits,  # noqa: PLW1509 - the harness starts no threads that fork
+    )
+    assert process.stdout is not None
+    kept, size, timed_out = bytearray(), 0, False
+    deadline = time.monotonic() + timeout
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                timed_out = True
+                break
+            # A background child may hold the pipe open after the command ended:
+            # once the command is gone, only what is already written is read.
+            done = process.poll() is not None
+            ready, _, _ = select.select([process.stdout], [], [], 0 if done else min(left, 0.05))
+            if not ready:
+                if done:
+                    break
+                continue
+            chunk = os.read(process.stdout.fileno(), 65536)
+            if not chunk:
+                break
+            size += len(chunk)
+            kept += chunk[: max(0, KEEP_BYTES - len(kept))]
+    finally:
+        # Whatever the command left running in its group (or namespace) goes with it.
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        process.stdout.close()
+    code = None if timed_out else process.returncode
+    return CommandRun(bytes(kept), size, code, timed_out, isolation())
