@@ -10,13 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jsonschema
 from jsonschema.exceptions import SchemaError
 from referencing import Registry
 from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012
+
+if TYPE_CHECKING:
+    from referencing._core import Resolver
 
 from harness.adaptor.derive import DerivationError, derive
 from harness.catalogue.jsonvalue import JSONError, dumps, parse_exact
@@ -76,25 +79,45 @@ class Schema:
 
     def validator(self) -> jsonschema.Draft202012Validator:
         # Formats are annotations in 2020-12; like the CLIs, do not assert them.
-        return jsonschema.Draft202012Validator(self.document)
+        # The registry holds the document's own resources and nothing else, so a
+        # reference is resolved inside the document or not at all: never fetched.
+        return jsonschema.Draft202012Validator(self.document, registry=registry_of(self.document))
 
 
 #: Keywords whose values are instance data, where "$ref" is just a key.
 _DATA_KEYWORDS = frozenset({"enum", "const", "default", "examples"})
 
 
-def _references(node: Any, path: str = "") -> Iterator[tuple[str, str]]:
-    """Every ``$ref`` in a schema document with where it sits."""
+def _references(
+    node: Any, scope: Resolver[Any], path: str = ""
+) -> Iterator[tuple[str, str, Resolver[Any]]]:
+    """Every ``$ref`` in a schema document, where it sits and the scope it resolves in."""
     if isinstance(node, dict):
+        if path and isinstance(node.get("$id"), str):
+            scope = scope.in_subresource(DRAFT202012.create_resource(node))
         ref = node.get("$ref")
         if isinstance(ref, str):
-            yield path or "/", ref
+            yield path or "/", ref, scope
         for key, value in node.items():
             if key not in _DATA_KEYWORDS:
-                yield from _references(value, f"{path}/{key}")
+                yield from _references(value, scope, f"{path}/{key}")
     elif isinstance(node, list):
         for index, value in enumerate(node):
-            yield from _references(value, f"{path}/{index}")
+            yield from _references(value, scope, f"{path}/{index}")
+
+
+#: Where a document without ``$id`` lives, for resolving its references.
+_BASE = "urn:harness:schema"
+
+
+def registry_of(document: Any) -> Registry[Any]:
+    """
+    The document's own resources (the root and every embedded ``$id``), and
+    nothing else: no retrieval function, so nothing is ever fetched.
+    """
+    base = str(document.get("$id", _BASE)) if isinstance(document, dict) else _BASE
+    registry: Registry[Any] = Registry().with_resource(base, DRAFT202012.create_resource(document))
+    return registry.crawl()
 
 
 def _dangling_reference(document: Any) -> str | None:
@@ -103,33 +126,20 @@ def _dangling_reference(document: Any) -> str | None:
 
     A dangling reference passes the meta-schema but makes every later
     validation fail, so it is a compile failure (SCH-05).  Nothing is fetched:
-    a remote reference cannot be resolved offline and counts as dangling.
-    Documents with nested ``$id`` scopes are not second-guessed here.
+    a remote reference (``https:``, ``file:``, any URI the document does not
+    itself define) cannot be resolved and counts as dangling.  References are
+    resolved in the scope of the nearest enclosing ``$id``.
     """
-    if not isinstance(document, dict) or any(
-        isinstance(node, dict) and "$id" in node for node in _subschemas(document)
-    ):
+    if not isinstance(document, dict):
         return None
-    base = str(document.get("$id", "urn:harness:schema"))
-    registry: Registry[Any] = Registry().with_resource(base, DRAFT202012.create_resource(document))
-    root = registry.resolver(base_uri=base)
-    for where, ref in _references(document):
+    base = str(document.get("$id", _BASE))
+    resolver = registry_of(document).resolver(base_uri=base)
+    for where, ref, scope in _references(document, resolver):
         try:
-            root.lookup(ref)
+            scope.lookup(ref)
         except Unresolvable:
             return f"$ref {ref!r} at {where} resolves nowhere"
     return None
-
-
-def _subschemas(document: dict[str, Any]) -> Iterator[Any]:
-    stack: list[Any] = list(document.values())
-    while stack:
-        node = stack.pop()
-        if isinstance(node, dict):
-            yield node
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
 
 
 def intake(option: SchemaOption) -> Schema:

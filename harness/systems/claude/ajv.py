@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 import jsonschema
+from referencing import Registry
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -117,7 +118,8 @@ def _extra_properties(schema: object, instance: dict[str, Any]) -> list[str]:
 def validation_errors(schema: Mapping[str, Any], value: Any) -> list[str]:
     """Every error, as ``PATH: MESSAGE``, in Ajv's order; ``format`` is not enforced."""
     validator_class = jsonschema.validators.validator_for(schema, jsonschema.Draft7Validator)
-    errors = list(validator_class(schema).iter_errors(value))
+    # An empty registry: a reference outside the document is never fetched.
+    errors = list(validator_class(schema, registry=Registry()).iter_errors(value))
     errors.sort(
         key=lambda e: _RANK.get(str(e.relative_schema_path[0]), 4) if e.relative_schema_path else 4
     )
