@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from harness import seams, targets
-from harness.catalogue import loader
-from harness.catalogue.clauses import registry
 from harness.exceptions import HarnessError
+from harness.signals import terminate_gracefully
+
+# The subcommands import the harness when they run: until then SIGTERM is
+# already an orderly stop, and `harness --help` answers at once.
 
 ALLOW_EXEC_HELP = (
     "let scenarios make the systems under test run commands on this machine, confined to "
@@ -28,6 +30,8 @@ def _paths(given: Sequence[str]) -> list[Path]:
 
 
 def lint(args: argparse.Namespace) -> int:
+    from harness.catalogue import loader  # noqa: PLC0415  (see the note at the top)
+
     loaded = loader.load(_paths(args.paths))
     for problem in loaded.problems:
         print(problem)
@@ -39,6 +43,8 @@ def lint(args: argparse.Namespace) -> int:
 
 
 def list_(args: argparse.Namespace) -> int:
+    from harness.catalogue import loader  # noqa: PLC0415  (see the note at the top)
+
     loaded = loader.load(_paths(args.paths))
     for problem in loaded.problems:
         print(problem, file=sys.stderr)
@@ -50,6 +56,10 @@ def list_(args: argparse.Namespace) -> int:
 
 
 def show(args: argparse.Namespace) -> int:
+    from harness import seams  # noqa: PLC0415  (see the note at the top)
+    from harness.catalogue import loader  # noqa: PLC0415
+    from harness.catalogue.clauses import registry  # noqa: PLC0415
+
     loaded = loader.load(_paths(args.paths))
     found = [s for s in loaded.scenarios if s.id == args.id]
     if not found:
@@ -75,7 +85,9 @@ def show(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    import pytest  # noqa: PLC0415  (lint, list and show start faster without it)
+    import pytest  # noqa: PLC0415  (see the note at the top)
+
+    from harness import targets  # noqa: PLC0415
 
     for target in args.target:
         targets.create(target)  # a bad spec is one clear line, before pytest starts
@@ -83,6 +95,8 @@ def run(args: argparse.Namespace) -> int:
     # The run is this command's, not the project's test suite: no ini file's
     # addopts (a checkout's own pytest settings opt its tests into --allow-exec).
     argv += ["-o", "addopts="]
+    # Plugins of the test suite's, not the run's: hypothesis's would import itself at exit.
+    argv += ["-p", "no:hypothesispytest", "--assert=plain"]
     # The CLI has imported the harness already; pytest need not say it cannot rewrite it.
     argv += ["-W", "ignore::pytest.PytestAssertRewriteWarning"]
     argv += ["--rootdir", str(Path.cwd())]
@@ -103,7 +117,9 @@ def run(args: argparse.Namespace) -> int:
     if args.workers:
         argv += ["-n", str(args.workers)]
     argv += getattr(args, "pytest_args", [])
-    return int(pytest.main(argv))
+    # pytest's own temporary folders (pytest-xdist makes some) go with the run.
+    with tempfile.TemporaryDirectory(prefix="harness-run-") as scratch:
+        return int(pytest.main([*argv, "--basetemp", scratch]))
 
 
 def bench(args: argparse.Namespace) -> int:
@@ -113,7 +129,8 @@ def bench(args: argparse.Namespace) -> int:
 
 
 def baseline(args: argparse.Namespace) -> int:
-    from harness import engine  # noqa: PLC0415  (only this command needs these)
+    from harness import engine, targets  # noqa: PLC0415  (see the note at the top)
+    from harness.catalogue import loader  # noqa: PLC0415
     from harness.reports import baseline  # noqa: PLC0415
     from harness.seams import RunOptions, case  # noqa: PLC0415
 
@@ -201,6 +218,15 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    terminate_gracefully()
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("harness: interrupted", file=sys.stderr)
+        return 2
+
+
+def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     # Everything after a bare "--" goes to pytest untouched.
     extra = argv[argv.index("--") + 1 :] if "--" in argv else []

@@ -57,6 +57,17 @@ class NoSuchTarget(HarnessError):
 
 
 @dataclass(frozen=True)
+class BadTargetSpec(HarnessError):
+    """A ``--target`` of a known kind whose argument cannot be used."""
+
+    spec: str
+    why: str
+
+    def __str__(self) -> str:
+        return f"target {self.spec!r}: {self.why}"
+
+
+@dataclass(frozen=True)
 class ReservedTargetName(HarnessError):
     """A ``name=spec`` target took a name the harness keeps for itself."""
 

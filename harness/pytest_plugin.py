@@ -73,6 +73,17 @@ def pytest_configure(config: pytest.Config) -> None:
         options=RunOptions(allow_exec=config.getoption("harness_allow_exec")),
     )
     config.pluginmanager.register(_Results(config.stash[_SESSION]), "harness-results")
+    if _asked_for(config):
+        from harness.signals import terminate_gracefully  # noqa: PLC0415
+
+        terminate_gracefully()
+    if reports is not None and not hasattr(config, "workerinput"):
+        from harness.reports.render import check_writable  # noqa: PLC0415
+
+        # Found before anything runs, not after the whole run.
+        why = check_writable(base / reports)
+        if why is not None:
+            raise pytest.UsageError(f"cannot write reports to {base / reports}: {why}")
 
 
 def _baselines(config: pytest.Config) -> Path | None:
@@ -88,12 +99,27 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         )
 
 
+_OPTIONS = (
+    "harness_scenarios",
+    "harness_target",
+    "harness_baselines",
+    "harness_reports",
+    "harness_allow_exec",
+)
+
+
+def _asked_for(config: pytest.Config) -> bool:
+    """Whether this session runs the harness (some harness option was given)."""
+    return any(config.getoption(name) for name in _OPTIONS)
+
+
 class _Results:
     """Collects case results as reports arrive and writes the reports at the end."""
 
     def __init__(self, session: Session) -> None:
         self.session = session
         self.written: list[Path] = []
+        self.interrupted = False
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when == "call":
@@ -104,6 +130,11 @@ class _Results:
             terminalreporter.write_line(line)
         if self.written:
             terminalreporter.write_line(f"harness: reports written to {self.written[0].parent}")
+        if self.interrupted:
+            kept = self.session.reports
+            terminalreporter.write_line(
+                f"harness: interrupted: the reports in {kept} are as they were"
+            )
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         from harness import targets  # noqa: PLC0415  (see the note at the top)
@@ -113,6 +144,9 @@ class _Results:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if hasattr(session.config, "workerinput"):
             return
+        if session.exitstatus == pytest.ExitCode.INTERRUPTED:
+            self.interrupted = self.session.reports is not None
+            return  # the reports of the last complete run stay as they were
         self.written = self.session.finish()
         # A bad file, an unexplained disagreement between a reference model and
         # the real CLI, or a stale differential entry fails the run though every

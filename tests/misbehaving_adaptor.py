@@ -3,12 +3,15 @@ A protocol adaptor that misbehaves on purpose, for the protocol target's tests.
 
 Usage: ``python misbehaving_adaptor.py MODE:SCENARIO_ID``; it serves every
 other scenario with the reference pipeline and, on SCENARIO_ID, does MODE:
-crash, hang, wrong-seq, garbage, invalid-outcome, errored or skipped.
+crash, hang, wrong-seq, garbage, invalid-outcome, errored or skipped; or
+nan (a reply holding NaN), orphan (start a child that keeps stdout open,
+then exit) or chatty (write 64 MiB to stderr, then answer properly).
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 import time
 
@@ -28,9 +31,20 @@ def main() -> int:
                 return 3
             if mode == "hang":
                 time.sleep(3600)
+            if mode == "orphan":
+                subprocess.Popen(["sleep", "271"], stdout=sys.stdout)
+                return 0
+            if mode == "chatty":
+                block = b"x" * 65536
+                for _ in range(1024):
+                    sys.stderr.buffer.write(block)
+                sys.stderr.flush()
+                print(json.dumps(serve._answer(message)), flush=True)
+                continue
             replies = {
                 "wrong-seq": json.dumps({"seq": seq + 41, "outcome": {"status": "ok"}}),
                 "garbage": "this is not JSON at all",
+                "nan": '{"seq": ' + str(seq) + ', "outcome": {"status": "ok", "value": NaN}}',
                 "invalid-outcome": json.dumps({"seq": seq, "outcome": {"status": "fine"}}),
                 "errored": json.dumps({"seq": seq, "errored": True, "message": "no idea"}),
                 "skipped": json.dumps({"seq": seq, "skipped": True, "reason": "no cursor here"}),

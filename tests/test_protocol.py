@@ -48,7 +48,7 @@ SUBSET = ["codex-happy", "claude-prose-twice", "cursor-exact-json", "codebuddy-a
         ("crash", "errored", "adaptor exited with status 3 before answering"),
         ("hang", "errored", "did not answer within"),
         ("wrong-seq", "errored", "answered seq 43 to seq 2"),
-        ("garbage", "errored", "not JSON: 'this is not JSON at all'"),
+        ("garbage", "errored", "not JSON (malformed JSON: Expecting value at offset 0)"),
         ("invalid-outcome", "errored", "outcome/status: 'fine' is not one of"),
         ("errored", "errored", "adaptor reported an error: no idea"),
         ("skipped", "skipped", "no cursor here"),

@@ -9,6 +9,7 @@ as arbitrary-precision ``int`` (9007199254740993 must not become a float).
 from __future__ import annotations
 
 import json
+import math
 from typing import Any, Final
 
 #: Any value that can appear in a JSON document.
@@ -23,7 +24,37 @@ def _reject_constant(name: str) -> Any:
     raise JSONError(f"{name} is not valid JSON")
 
 
-_DECODER: Final = json.JSONDecoder(parse_constant=_reject_constant)
+def _finite_float(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):  # 1e999 is valid JSON text but no JSON number survives it
+        raise JSONError(f"{text} is out of range for a JSON number")
+    return number
+
+
+_DECODER: Final = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
+
+
+def non_finite(value: JSON, path: str = "") -> str | None:
+    """
+    The JSON pointer of the first NaN or infinity in ``value``, else None.
+
+    Python values from targets (an adaptor called in process, a JSON parser
+    that took ``NaN``) can hold numbers no JSON document can, and a report
+    that printed one would not be JSON any more.
+    """
+    if isinstance(value, float) and not math.isfinite(value):
+        return path or "/"
+    if isinstance(value, dict):
+        items: list[tuple[str, Any]] = [(str(k), v) for k, v in value.items()]
+    elif isinstance(value, list):
+        items = [(str(i), v) for i, v in enumerate(value)]
+    else:
+        return None
+    for key, item in items:
+        found = non_finite(item, f"{path}/{key.replace('~', '~0').replace('/', '~1')}")
+        if found is not None:
+            return found
+    return None
 
 
 def parse_exact(text: str) -> JSON:

@@ -9,14 +9,19 @@ byte-identical files.  `Report` is the one value they all render.
 from __future__ import annotations
 
 import json
+import os
+import signal
+import tempfile
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
 from harness import seams
+from harness.adaptor.environment import scrub
 from harness.catalogue.clauses import families, registry
 from harness.catalogue.scenario import Scenario
 from harness.exceptions import Problem
@@ -400,11 +405,60 @@ WRITERS = {
 
 
 def write(report: Report, folder: Path) -> list[Path]:
-    """Write every report into ``folder``; return the paths written."""
+    """
+    Write every report into ``folder`` as one set; return the paths written.
+
+    Every file is rendered and written beside its final name first, then all
+    are renamed into place with SIGINT and SIGTERM held back, so an
+    interrupted run leaves the previous set whole or the new one complete,
+    never a mix.  Credential values of the environment never reach a file
+    (`harness.adaptor.environment.scrub`).
+    """
     folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, writer in WRITERS.items():
-        path = folder / name
-        path.write_text(writer(report), encoding="utf-8")
-        written.append(path)
-    return written
+    texts = {name: scrub(writer(report)) for name, writer in WRITERS.items()}
+    mode = 0o666 & ~_umask()  # what a plain open() would give the files
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for name, text in texts.items():
+            with tempfile.NamedTemporaryFile(
+                "w", encoding="utf-8", dir=folder, prefix=f".{name}.", suffix=".tmp", delete=False
+            ) as handle:
+                handle.write(text)
+            staged.append((Path(handle.name), folder / name))
+            os.chmod(handle.name, mode)
+        with _signals_held():
+            for temporary, final in staged:
+                os.replace(temporary, final)
+            staged = []
+    finally:
+        for temporary, _ in staged:
+            temporary.unlink(missing_ok=True)
+    return [folder / name for name in WRITERS]
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM wait until the block is done (then they are delivered)."""
+    held = {signal.SIGINT, signal.SIGTERM}
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def check_writable(folder: Path) -> str | None:
+    """Why reports cannot be written into ``folder``, or None when they can."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".harness-probe-"):
+            pass
+    except OSError as error:
+        return error.strerror or str(error)
+    return None

@@ -11,13 +11,13 @@ get a `Runner` and never see launchers, processes or HTTP.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from harness.adaptor import pipeline
+from harness.adaptor.environment import adaptor_environment
 from harness.adaptor.launch import Launcher
 from harness.adaptor.pipeline import Provider
 from harness.catalogue.outcome import Outcome
@@ -47,7 +47,7 @@ def run_turn(launcher: Launcher, turn: TurnInput) -> Outcome:
     fake_env = {str(k): str(v) for k, v in dict(where.get("env", {})).items()}
     provider = Provider(
         executables=dict(where.get("executables", {})),
-        env={**os.environ, **fake_env},
+        env={**adaptor_environment(), **fake_env},
         work=Path(str(where.get("work", "."))),
         fake_env=fake_env,
     )

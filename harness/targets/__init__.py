@@ -38,6 +38,7 @@ import jsonschema
 from harness.adaptor import pipeline
 from harness.adaptor.launch import InProcess, Launcher, Subprocess
 from harness.adaptor.pipeline import Provider
+from harness.catalogue.jsonvalue import non_finite
 from harness.catalogue.outcome import Outcome
 from harness.catalogue.scenario import Request, Seam
 from harness.exceptions import InvalidAnswer, NoSuchTarget, ReservedTargetName
@@ -184,6 +185,9 @@ class PythonCallable:
             "provider": provider.to_json(),
         }
         answer = self.function(message)
+        where = non_finite(answer)
+        if where is not None:  # no report could print it as JSON
+            raise InvalidAnswer(self.name, (f"{where}: NaN or infinity is not a JSON number",))
         problems = sorted(e.message for e in outcome_validator().iter_errors(answer))
         if problems:
             raise InvalidAnswer(self.name, tuple(problems))

@@ -22,7 +22,7 @@ import selectors
 import shlex
 import signal
 import subprocess
-import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from functools import cache
@@ -32,16 +32,22 @@ from typing import IO, Any, NoReturn
 import jsonschema
 from referencing import Registry, Resource
 
+from harness.adaptor.environment import adaptor_environment
 from harness.adaptor.pipeline import Provider
+from harness.catalogue.jsonvalue import JSONError, parse_exact
 from harness.catalogue.outcome import Outcome
 from harness.catalogue.scenario import Request, Seam
-from harness.exceptions import HarnessError
+from harness.exceptions import BadTargetSpec, HarnessError
 
 VERSION = 1
 #: Grace beyond the request's own timeout before an adaptor counts as hung.
 GRACE = 5.0
 START_TIMEOUT = 20.0
+#: How often a wait for a reply checks that the adaptor is still alive.
+_EXIT_CHECK = 0.2
 _STDERR_TAIL = 2000
+#: How much of an adaptor's stderr is held at any time.
+_STDERR_KEEP = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -94,18 +100,41 @@ def problems(kind: str, message: Any) -> list[str]:
     return sorted(lines)
 
 
+class _Tail:
+    """
+    The last bytes an adaptor wrote to stderr, read as they come.
+
+    An adaptor lives for the whole run and may write without end; only a
+    bounded tail is kept (for the report of the scenario that fails).
+    """
+
+    def __init__(self, stream: IO[bytes], keep: int = _STDERR_KEEP) -> None:
+        self.keep = keep
+        self.data = bytearray()
+        self.lock = threading.Lock()
+        self.thread = threading.Thread(target=self._drain, args=(stream,), daemon=True)
+        self.thread.start()
+
+    def _drain(self, stream: IO[bytes]) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            while chunk := stream.read1(65536):  # type: ignore[attr-defined]
+                with self.lock:
+                    self.data += chunk
+                    del self.data[: max(0, len(self.data) - self.keep)]
+
+    def text(self) -> str:
+        with self.lock:
+            return bytes(self.data[-_STDERR_TAIL:]).decode("utf-8", "replace")
+
+
 @dataclass
 class _Process:
     process: subprocess.Popen[bytes]
-    stderr: IO[bytes]
+    stderr: _Tail
     buffer: bytes = b""
 
     def tail(self) -> str:
-        self.stderr.flush()
-        self.stderr.seek(0, os.SEEK_END)
-        size = self.stderr.tell()
-        self.stderr.seek(max(0, size - _STDERR_TAIL))
-        return self.stderr.read().decode("utf-8", "replace")
+        return self.stderr.text()
 
 
 @dataclass
@@ -132,27 +161,30 @@ class ProtocolAdaptor:
     @classmethod
     def from_spec(cls, spec: str, name: str | None = None) -> ProtocolAdaptor:
         kind, _, command = spec.partition(":")
-        argv = tuple(shlex.split(command))
+        try:
+            argv = tuple(shlex.split(command))
+        except ValueError as error:  # an unbalanced quote
+            raise BadTargetSpec(spec, f"cannot split the command: {error}") from None
         if not argv:
-            raise AdaptorFailed(f"{spec!r} names no command")
+            raise BadTargetSpec(spec, "names no command")
         return cls(name or spec, argv, check=kind == "cmd-check", kind="cmd")
 
     # -- lifecycle -----------------------------------------------------------
 
     def _start(self) -> _Process:
-        stderr = tempfile.TemporaryFile()  # noqa: SIM115  (closed in _kill)
         try:
             process = subprocess.Popen(
                 self.argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
-                stderr=stderr,
-                start_new_session=True,
+                stderr=subprocess.PIPE,
+                env=adaptor_environment(),
+                start_new_session=True,  # a group of its own: its children go with it
             )
         except OSError as error:
-            stderr.close()
             raise AdaptorFailed(f"cannot start {shlex.join(self.argv)}: {error}") from None
-        live = _Process(process, stderr)
+        assert process.stderr is not None
+        live = _Process(process, _Tail(process.stderr))
         self._live = live
         self._seq = 0
         reply = self._exchange({"cmd": "start", "seq": 0, "version": VERSION}, START_TIMEOUT)
@@ -169,14 +201,15 @@ class ProtocolAdaptor:
         if live is None:
             return
         process = live.process
-        if process.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
+        # The whole group, even when the adaptor itself has exited: a child it
+        # left behind (holding its pipes, say) must not outlive it.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)
         process.wait()
-        for stream in (process.stdin, process.stdout):
+        live.stderr.thread.join(timeout=5)
+        for stream in (process.stdin, process.stdout, process.stderr):
             if stream is not None:
                 stream.close()
-        live.stderr.close()
 
     def close(self) -> None:
         """Ask the adaptor to stop, then make sure it is gone."""
@@ -232,8 +265,14 @@ class ProtocolAdaptor:
             selector.register(fd, selectors.EVENT_READ)
             while b"\n" not in live.buffer:
                 remaining = deadline - time.monotonic()
-                if remaining <= 0 or not selector.select(remaining):
+                if remaining <= 0:
                     self._fail(f"adaptor did not answer within {self._budget:.1f} s")
+                if not selector.select(min(remaining, _EXIT_CHECK)):
+                    # A child of the adaptor may hold its stdout open after the
+                    # adaptor died: the exit, not the deadline, is what happened.
+                    if live.process.poll() is not None:
+                        self._fail(self._death("before answering"))
+                    continue
                 chunk = os.read(fd, 65536)
                 if not chunk:
                     self._fail(self._death("before answering"))
@@ -248,10 +287,10 @@ class ProtocolAdaptor:
         self._send(message)
         line = self._read_line(time.monotonic() + timeout)
         try:
-            reply = json.loads(line)
-        except ValueError:
+            reply = parse_exact(line.decode("utf-8"))
+        except (UnicodeDecodeError, JSONError) as error:
             shown = line[:200].decode("utf-8", "replace")
-            self._fail(f"adaptor answered with a line that is not JSON: {shown!r}")
+            self._fail(f"adaptor answered with a line that is not JSON ({error}): {shown!r}")
         if not isinstance(reply, dict):
             self._fail(f"adaptor answered with a non-object: {line[:200]!r}")
         if reply.get("seq") != message["seq"]:

@@ -9,13 +9,13 @@ readable example for authors of adaptors in other languages.
 from __future__ import annotations
 
 import json
-import os
 import sys
 from importlib.metadata import version
 from pathlib import Path
 from typing import IO, Any
 
 from harness.adaptor import pipeline
+from harness.adaptor.environment import adaptor_environment
 from harness.adaptor.launch import Subprocess
 from harness.catalogue.scenario import Request
 
@@ -37,7 +37,7 @@ def _answer(message: dict[str, Any]) -> dict[str, Any] | None:
         where = message["provider"]
         provider = pipeline.Provider(
             executables=where["executables"],
-            env={**os.environ, **where["env"]},
+            env={**adaptor_environment(), **where["env"]},
             work=Path(where["work"]),
         )
         request = Request.from_json(message["request"])

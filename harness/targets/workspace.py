@@ -13,13 +13,13 @@ measured by the fake itself and never trusted from the system under test.
 from __future__ import annotations
 
 import json
-import os
 import tempfile
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 import providers_fake
+from harness.adaptor.environment import adaptor_environment
 from harness.adaptor.launch import EXECUTABLES, find_executable
 from harness.adaptor.pipeline import Provider
 from harness.catalogue.outcome import ProviderCall
@@ -87,7 +87,7 @@ class Workspace:
         }
         return Provider(
             executables=executables(),
-            env={**os.environ, **fake_env},
+            env={**adaptor_environment(), **fake_env},
             work=self.work,
             fake_env=fake_env,
         )

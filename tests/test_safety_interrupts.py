@@ -1,0 +1,157 @@
+"""
+An interrupted run loses nothing and leaves nothing behind.
+
+A run stopped by SIGINT or SIGTERM, at start-up or in the middle, under
+pytest-xdist or not, exits 2, leaves the previous reports byte for byte,
+and leaves no process and no temporary folder: every child runs in a process
+group of its own that is killed on the way out, and SIGTERM is turned into
+the same orderly stop as Ctrl-C.  A run that completes replaces the reports
+as one set, and a reports folder that cannot be written is found before
+anything runs.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from harness.reports import render
+
+ROOT = Path(__file__).resolve().parent.parent
+HARNESS = Path(sys.executable).parent / "harness"
+SCENARIOS = ROOT / "scenarios" / "agent-cli" / "codex"
+NODE = f"node=cmd:node {ROOT / 'examples' / 'node-adaptor' / 'adaptor.mjs'}"
+
+
+def _previous_reports(folder: Path) -> dict[str, bytes]:
+    folder.mkdir()
+    for name in render.WRITERS:
+        (folder / name).write_bytes(f"the last complete run's {name}\n".encode())
+    return _snapshot(folder)
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def _default_sigint() -> None:
+    # A background child of a non-interactive shell starts with SIGINT ignored;
+    # a terminal's Ctrl-C is what is tested here, so SIGINT is given back.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _left_behind(tag: str) -> list[str]:
+    found = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            environ = (entry / "environ").read_bytes()
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if tag.encode() in environ or tag.encode() in cmdline:
+            shown = cmdline.replace(b"\0", b" ").decode(errors="replace")[:120]
+            found.append(f"{entry.name}: {shown}")
+    return found
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize(
+    ("signum", "delay", "workers"),
+    [
+        (signal.SIGTERM, 1.0, "0"),
+        (signal.SIGINT, 4.0, "0"),
+        (signal.SIGTERM, 6.0, "2"),
+    ],
+    ids=["term-at-start", "int-mid-run", "term-mid-run-xdist"],
+)
+def test_an_interrupted_run_keeps_the_reports_and_leaves_nothing(
+    tmp_path: Path, signum: int, delay: float, workers: str
+) -> None:
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    before = _previous_reports(tmp_path / "reports")
+    env = {**os.environ, "TMPDIR": str(scratch), "HARNESS_INTERRUPT_TAG": str(scratch)}
+    argv = [str(HARNESS), "run", str(SCENARIOS), "--target", "reference"]
+    argv += ["--target", NODE, "--reports", "reports", "-n", workers]
+    process = subprocess.Popen(
+        argv,
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        preexec_fn=_default_sigint,  # noqa: PLW1509 - the test starts no threads
+    )
+    time.sleep(delay)
+    os.killpg(process.pid, signum)  # as a terminal or a CI runner signals the whole job
+    output, _ = process.communicate(timeout=120)
+    shown = output.decode(errors="replace")[-2000:]
+    assert process.returncode == 2, shown
+    assert _snapshot(tmp_path / "reports") == before
+    assert _left_behind(str(scratch)) == []
+    assert sorted(p.name for p in scratch.iterdir()) == []
+
+
+@pytest.mark.subprocess
+def test_a_complete_run_replaces_the_reports_as_one_set(tmp_path: Path) -> None:
+    _previous_reports(tmp_path / "reports")
+    argv = [str(HARNESS), "run", str(SCENARIOS), "--target", "reference-inproc"]
+    done = subprocess.run(
+        [*argv, "--reports", "reports"], cwd=tmp_path, capture_output=True, check=False
+    )
+    assert done.returncode == 0, done.stdout.decode()[-2000:]
+    after = _snapshot(tmp_path / "reports")
+    assert sorted(after) == sorted(render.WRITERS)  # no staged file left beside them
+    assert all(not text.startswith(b"the last complete run") for text in after.values())
+    mode = (tmp_path / "reports" / "matrix.md").stat().st_mode & 0o777
+    assert mode == 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def test_a_writer_that_fails_leaves_the_previous_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before = _previous_reports(tmp_path / "reports")
+
+    def broken(report: render.Report) -> str:
+        raise KeyboardInterrupt
+
+    monkeypatch.setitem(render.WRITERS, "junit.xml", broken)
+    report = render.Report.build((), (), (), tmp_path)
+    with pytest.raises(KeyboardInterrupt):
+        render.write(report, tmp_path / "reports")
+    assert _snapshot(tmp_path / "reports") == before
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize("blocker", ["file", "read-only"])
+def test_an_unwritable_reports_folder_is_one_line_before_anything_runs(
+    tmp_path: Path, blocker: str
+) -> None:
+    target = tmp_path / "reports"
+    if blocker == "file":
+        target.write_text("not a folder")
+    else:
+        target.mkdir()
+        target.chmod(0o500)
+        if os.access(target, os.W_OK):  # root writes anywhere; nothing to show then
+            pytest.skip("this user can write into a read-only folder (root)")
+    argv = [str(HARNESS), "run", str(SCENARIOS), "--target", "reference-inproc"]
+    done = subprocess.run(
+        [*argv, "--reports", "reports"], cwd=tmp_path, capture_output=True, check=False
+    )
+    errors = done.stderr.decode().strip().splitlines()
+    assert done.returncode == 4
+    assert errors == [f"ERROR: cannot write reports to {target}: " + errors[0].rsplit(": ", 1)[1]]
+    assert "passed" not in done.stdout.decode()

@@ -1,0 +1,120 @@
+"""
+A misbehaving target is one errored case with the right reason, and is bounded.
+
+An adaptor that answers with NaN (which no report could print), one that
+leaves a child holding its stdout and exits, one that floods its stderr, a
+target spec that cannot be split: each ends as data or as one clear line,
+never as a hang, a traceback, an orphan or unbounded memory.
+"""
+
+from __future__ import annotations
+
+import resource
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness import targets
+from harness.adaptor.environment import adaptor_environment, looks_secret, scrub
+from harness.catalogue import loader
+from harness.cli import main
+from harness.seams.case import execute
+from harness.targets.protocol import ProtocolAdaptor
+
+HERE = Path(__file__).parent
+
+
+def _adaptor(mode: str, victim: str) -> ProtocolAdaptor:
+    argv = (sys.executable, str(HERE / "misbehaving_adaptor.py"), f"{mode}:{victim}")
+    return ProtocolAdaptor("bad", argv, grace=0.5)
+
+
+def _sleepers() -> list[str]:
+    found = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            if (entry / "cmdline").read_bytes() == b"sleep\x00271\x00":
+                found.append(entry.name)
+        except OSError:
+            continue
+    return found
+
+
+@pytest.mark.subprocess
+def test_nan_from_an_adaptor_is_an_errored_case(catalogue: loader.Loaded) -> None:
+    adaptor = _adaptor("nan", "codex-happy")
+    try:
+        result = execute(next(s for s in catalogue.scenarios if s.id == "codex-happy"), adaptor)
+    finally:
+        adaptor.close()
+    assert result.status == "errored"
+    assert "NaN is not valid JSON" in (result.reason or "")
+
+
+@pytest.mark.subprocess
+def test_an_adaptor_that_exits_leaving_a_child_is_reported_as_exited(
+    catalogue: loader.Loaded,
+) -> None:
+    adaptor = _adaptor("orphan", "codex-happy")
+    try:
+        result = execute(next(s for s in catalogue.scenarios if s.id == "codex-happy"), adaptor)
+    finally:
+        adaptor.close()
+    assert result.status == "errored"
+    assert "adaptor exited with status 0 before answering" in (result.reason or "")
+    assert _sleepers() == []
+
+
+@pytest.mark.subprocess
+def test_an_adaptor_flooding_stderr_is_held_to_a_tail(catalogue: loader.Loaded) -> None:
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    adaptor = _adaptor("chatty", "codex-happy")
+    try:
+        result = execute(next(s for s in catalogue.scenarios if s.id == "codex-happy"), adaptor)
+    finally:
+        adaptor.close()
+    assert result.status == "passed"
+    grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+    assert grown_kib < 32 * 1024  # 64 MiB went by; a bounded tail stayed
+
+
+def test_a_python_adaptor_answering_nan_is_an_errored_case(
+    catalogue: loader.Loaded, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def nan_answer(message: dict[str, Any]) -> dict[str, Any]:
+        return {"status": "ok", "value": {"a": float("nan")}, "has_value": True}
+
+    module = type(sys)("nan_adaptor")
+    module.answer = nan_answer  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "nan_adaptor", module)
+    target = targets.create("python:nan_adaptor:answer")
+    result = execute(next(s for s in catalogue.scenarios if s.id == "codex-happy"), target)
+    assert result.status == "errored"
+    assert "/value/a" in (result.reason or "")
+
+
+def test_an_unbalanced_target_spec_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--target", "cmd:'unbalanced"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        'harness: target "cmd:\'unbalanced": cannot split the command: No closing quotation'
+    ]
+
+
+def test_adaptors_get_no_credentials_and_reports_never_show_one() -> None:
+    environ = {
+        "PATH": "/usr/bin",
+        "GOPATH": "/go",
+        "ANTHROPIC_API_KEY": "sk-ant-very-secret-value",
+        "GITHUB_TOKEN": "ghp_abcdefgh12345678",
+        "PGPASSWORD": "hunter2hunter2",
+        "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG",
+        "SSH_AUTH_SOCK": "/run/agent.sock",
+    }
+    assert adaptor_environment(environ) == {"PATH": "/usr/bin", "GOPATH": "/go"}
+    assert not looks_secret("KEYBOARD_LAYOUT")
+    assert not looks_secret("HOME")
+    text = "stderr: using sk-ant-very-secret-value and ghp_abcdefgh12345678"
+    assert scrub(text, environ) == "stderr: using <ANTHROPIC_API_KEY> and <GITHUB_TOKEN>"
