@@ -128,12 +128,7 @@ class _FileLoader:
 
     def load(self) -> list[Scenario]:
         try:
-            text = self.path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            self.problem((1, 1), "", f"cannot read file: {error}")
-            return []
-        try:
-            located = yamlpos.load(text)
+            located = yamlpos.read(self.path)
         except yamlpos.YAMLProblem as error:
             self.problem((error.line, error.column), _field(error.path), error.message)
             return []

@@ -57,10 +57,7 @@ def read(path: Path, schema: str, noun: str) -> Checked:
     """``path`` loaded and checked against ``schema``; ``doc`` is None on any problem."""
     checked = Checked(str(path))
     try:
-        located = yamlpos.load(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        checked.problems.append(Problem(checked.name, 1, 1, "", f"cannot read {noun}: {error}"))
-        return checked
+        located = yamlpos.read(path)
     except yamlpos.YAMLProblem as error:
         where = field_name(error.path)
         checked.problems.append(

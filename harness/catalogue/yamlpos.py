@@ -10,6 +10,8 @@ PyYAML silently collapses, are rejected; so is any tag outside the safe set.
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,11 +19,17 @@ import yaml
 
 #: A path into a document: mapping keys and sequence indexes.
 Path = tuple[str | int, ...]
+#: Where a file is.
+PathLike = str | os.PathLike[str]
 
 _PLAIN_TAGS = frozenset({"tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"})
 
 #: More nodes than this is not a scenario but an attack (alias bombs).
-_MAX_NODES = 200_000
+MAX_NODES = 100_000
+#: Deeper than this is no scenario either (and would exhaust Python's stack).
+MAX_DEPTH = 100
+#: The largest file read at all; the catalogue's largest is about 11 KB.
+MAX_BYTES = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -62,9 +70,13 @@ class _Builder:
 
     def build(self, node: yaml.Node, path: Path) -> Any:
         self.count += 1
-        if self.count > _MAX_NODES:
+        if self.count > MAX_NODES:
             line, column = _mark(node)
-            raise YAMLProblem(line, column, path, "document is too large")
+            too_many = f"document is too large (over {MAX_NODES} values)"
+            raise YAMLProblem(line, column, path, too_many)
+        if len(path) > MAX_DEPTH:  # aliases can nest deeper than the text does
+            line, column = _mark(node)
+            raise YAMLProblem(line, column, path, f"nested deeper than {MAX_DEPTH} levels")
         self.marks.setdefault(path, _mark(node))
         if isinstance(node, yaml.CollectionNode) and node.tag not in _PLAIN_TAGS:
             line, column = _mark(node)
@@ -96,10 +108,69 @@ class _Builder:
         return result
 
 
+#: libyaml's safe loader where PyYAML was built with it: the same documents,
+#: many times faster (the pure-Python one is the fallback).
+_Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_OPENING = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
+_CLOSING = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+_NODES = (yaml.ScalarEvent, yaml.AliasEvent, *_OPENING)
+
+
+def _check_size(text: str) -> None:
+    """
+    `MAX_NODES` and `MAX_DEPTH`, held on the parser's event stream before any
+    node is composed: a huge or deep document costs no memory and never
+    reaches the recursive composer.
+    """
+    depth = nodes = 0
+    for event in yaml.parse(text, Loader=_Loader):
+        if isinstance(event, _NODES):
+            nodes += 1
+        if isinstance(event, _OPENING):
+            depth += 1
+        elif isinstance(event, _CLOSING):
+            depth -= 1
+        if nodes > MAX_NODES or depth > MAX_DEPTH:
+            what = (
+                f"document is too large (over {MAX_NODES} values)"
+                if nodes > MAX_NODES
+                else f"nested deeper than {MAX_DEPTH} levels"
+            )
+            mark = event.start_mark
+            line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+            raise YAMLProblem(line, column, (), what)
+
+
+def read(path: PathLike) -> Located:
+    """
+    Load the YAML file at ``path``: a regular file (never a FIFO or a device,
+    which could block for ever), at most `MAX_BYTES`, UTF-8; raise `YAMLProblem`.
+    """
+    try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            raise YAMLProblem(1, 1, (), "not a regular file")
+        if info.st_size > MAX_BYTES:
+            raise YAMLProblem(1, 1, (), f"file is larger than {MAX_BYTES} bytes")
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_BYTES + 1)
+    except OSError as error:
+        raise YAMLProblem(1, 1, (), f"cannot read file: {error.strerror or error}") from None
+    if len(data) > MAX_BYTES:
+        raise YAMLProblem(1, 1, (), f"file is larger than {MAX_BYTES} bytes")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        raise YAMLProblem(line, 1, (), f"not UTF-8: {error.reason} at byte {error.start}") from None
+    return load(text)
+
+
 def load(text: str) -> Located:
     """Load one YAML document safely, with positions; raise `YAMLProblem`."""
-    loader = yaml.SafeLoader(text)
+    loader = _Loader(text)
     try:
+        _check_size(text)
         node = loader.get_single_node()
         if node is None:
             return Located(None, {(): (1, 1)})
