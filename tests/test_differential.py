@@ -115,6 +115,22 @@ def test_each_differing_field_is_named_with_both_values() -> None:
     assert pair.differences[0] == Difference("status", "status", "passed", "failed")
 
 
+def test_a_success_against_an_error_subtype_is_reported_not_a_crash() -> None:
+    """The racy stop_reason is left out of a failed result only: the shapes differ."""
+    exhausted = dict(
+        _outcome().final or {},
+        subtype="error_max_structured_output_retries",
+        is_error=True,
+        stop_reason=None,
+    )
+    success = dict(_outcome().final or {}, stop_reason="tool_use")
+    pair = _pair(_outcome(final=success), _outcome(exit_code=1, final=exhausted), "failed")
+    assert pair.agreement == "disagree"
+    assert "final.stop_reason" in pair.fields
+    [stop] = [d for d in pair.differences if d.field == "final.stop_reason"]
+    assert (stop.reference, stop.real) == ("tool_use", differential.ABSENT)
+
+
 def test_codex_compares_its_synthesized_final_only() -> None:
     lines: tuple[object, ...] = (
         {"type": "thread.started", "thread_id": "t-1"},

@@ -25,6 +25,7 @@ from jsonschema.exceptions import ValidationError, best_match
 from harness.catalogue import seam as formats
 from harness.catalogue import yamlpos
 from harness.catalogue.clauses import registry
+from harness.catalogue.files import FileRefused, Folder
 from harness.catalogue.scenario import (
     Scenario,
     Seam,
@@ -118,8 +119,9 @@ def _schema_problem(error: ValidationError) -> tuple[tuple[str | int, ...], str]
 
 
 class _FileLoader:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, root: Path) -> None:
         self.path = path
+        self.folder = Folder(path.parent, root)
         self.name = str(path)
         self.problems: list[Problem] = []
 
@@ -167,7 +169,11 @@ class _FileLoader:
         self._semantics(doc, where)
         if len(self.problems) > before:
             return []
-        return [self._build(doc, where)]
+        try:
+            return [self._build(doc, where)]
+        except FileRefused as refused:  # changed since it was checked
+            self.problem(where.where(("request",)), "request", str(refused))
+            return []
 
     def _semantics(self, doc: dict[str, Any], where: _Positions) -> None:
         known = registry()
@@ -183,10 +189,10 @@ class _FileLoader:
         def problem(path: tuple[str | int, ...], message: str) -> None:
             self.problem(where.where(path), _field(path), message)
 
-        seam.check(doc, self.path.parent, problem)
+        seam.check(doc, self.folder, problem)
 
     def _build(self, doc: dict[str, Any], where: _Positions) -> Scenario:
-        parts = formats.require(doc["seam"]).parts(doc, self.path.parent)
+        parts = formats.require(doc["seam"]).parts(doc, self.folder)
         return Scenario(
             id=doc["id"],
             title=doc["title"].strip(),
@@ -205,13 +211,31 @@ class _FileLoader:
         )
 
 
-def scenario_files(paths: Iterable[Path]) -> Iterator[Path]:
-    """Every ``*.yaml``/``*.yml`` file under the given files and folders, sorted."""
+def scenario_files(paths: Iterable[Path]) -> Iterator[tuple[Path, Path]]:
+    """
+    Every ``*.yaml``/``*.yml`` file under the given files and folders, sorted,
+    with the catalogue folder it belongs to (`catalogue_folder`).
+    """
     for path in paths:
         if path.is_dir():
-            yield from sorted(p for p in path.rglob("*") if p.suffix in {".yaml", ".yml"})
+            found = sorted(p for p in path.rglob("*") if p.suffix in {".yaml", ".yml"})
+            yield from ((file, catalogue_folder(path)) for file in found)
         else:
-            yield path
+            yield path, catalogue_folder(path.parent)
+
+
+def catalogue_folder(given: Path) -> Path:
+    """
+    The folder a scenario's relative paths may reach: the folder given, or,
+    when it is a seam's folder or lies in one (``scenarios/agent-cli/codex``,
+    at most two levels down as the catalogue is laid out), the folder that
+    holds the seams (``scenarios``), so that part of a catalogue sees the
+    shared files of the whole.
+    """
+    for folder in (given, *given.parents[:2]):
+        if formats.get(folder.name) is not None:
+            return folder.parent
+    return given
 
 
 def load(paths: Iterable[Path]) -> Loaded:
@@ -219,11 +243,11 @@ def load(paths: Iterable[Path]) -> Loaded:
     scenarios: list[Scenario] = []
     problems: list[Problem] = []
     seen: dict[str, Scenario] = {}
-    for file in scenario_files(paths):
+    for file, root in scenario_files(paths):
         if not file.exists():
             problems.append(Problem(str(file), 1, 1, "", "no such file or directory"))
             continue
-        loader = _FileLoader(file)
+        loader = _FileLoader(file, root)
         for scenario in loader.load():
             first = seen.get(scenario.id)
             if first is not None:

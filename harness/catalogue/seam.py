@@ -23,9 +23,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from importlib import import_module
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from harness.catalogue.files import Folder
 from harness.catalogue.scenario import Script
 
 if TYPE_CHECKING:
@@ -62,11 +62,11 @@ class SeamFormat(Protocol):
         """A family case over the family's shared fields."""
         ...
 
-    def check(self, doc: dict[str, Any], base: Path, report: Report) -> None:
+    def check(self, doc: dict[str, Any], base: Folder, report: Report) -> None:
         """What the JSON Schema cannot say; every problem goes to ``report``."""
         ...
 
-    def parts(self, doc: dict[str, Any], base: Path) -> Parts:
+    def parts(self, doc: dict[str, Any], base: Folder) -> Parts:
         """The typed values of a document that passed `check`."""
         ...
 

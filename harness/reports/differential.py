@@ -72,6 +72,8 @@ FIELDS = (
     "requests",
     *(f"requests.{name}" for name in _PER_REQUEST),
 )
+#: What a field one side's projection lacks is shown as.
+ABSENT = "<absent>"
 #: How wide a value is shown in the reports before it is cut.
 SHOWN = 160
 
@@ -184,9 +186,12 @@ def compare(reference: CaseResult, real: CaseResult) -> Pair:
     found: list[Difference] = []
     if reference.status != real.status:
         found.append(Difference("status", "status", reference.status, real.status))
-    for name, value in left.items():
-        if name != "requests" and value != right[name]:
-            found.append(Difference(name, name, value, right[name]))
+    # Over both sides' fields: a field one side has and the other lacks (a
+    # racy field left out of a failed result only) is a difference too.
+    for name in dict.fromkeys([*left, *right]):
+        mine, theirs = left.get(name, ABSENT), right.get(name, ABSENT)
+        if name != "requests" and mine != theirs:
+            found.append(Difference(name, name, mine, theirs))
     asked, seen = left["requests"], right["requests"]
     if len(asked) != len(seen):
         found.append(Difference("requests", "requests", len(asked), len(seen)))

@@ -13,11 +13,11 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import providers_fake
 from harness import seams
+from harness.catalogue.files import FileRefused, Folder
 from harness.catalogue.outcome import Outcome
 from harness.catalogue.scenario import (
     DiagnosticExpectation,
@@ -55,7 +55,7 @@ class AgentCli:
                     merged["request"].pop(key, None)
         return merged
 
-    def check(self, doc: dict[str, Any], base: Path, report: Report) -> None:
+    def check(self, doc: dict[str, Any], base: Folder, report: Report) -> None:
         request = doc["request"]
         if "driver" not in request:
             report(("request", "driver"), "required field is missing")
@@ -63,8 +63,11 @@ class AgentCli:
         given = [key for key in _DOCUMENTS if key in request]
         if len(given) > 1:
             report(("request", given[1]), f"give one schema source, not {' and '.join(given)}")
-        if "schema_file" in request and not (base / request["schema_file"]).is_file():
-            report(("request", "schema_file"), f"no such file: {base / request['schema_file']}")
+        if "schema_file" in request:
+            try:
+                base.locate(request["schema_file"])
+            except FileRefused as refused:
+                report(("request", "schema_file"), str(refused))
         if "provider" not in doc:
             report(("provider",), "required field is missing for agent-cli")
         else:
@@ -77,7 +80,7 @@ class AgentCli:
             if "value" in expect and expect.get("no_value"):
                 report((*where, "no_value"), "contradicts 'value'")
 
-    def parts(self, doc: dict[str, Any], base: Path) -> Parts:
+    def parts(self, doc: dict[str, Any], base: Folder) -> Parts:
         request = doc["request"]
         script = None
         if "provider" in doc:
@@ -215,7 +218,7 @@ def provider_expectation(p: dict[str, Any]) -> ProviderExpectation:
     )
 
 
-def _request(raw: dict[str, Any], base: Path) -> Request:
+def _request(raw: dict[str, Any], base: Folder) -> Request:
     """The typed request: the YAML's schema source read here, the rest as on the wire."""
     schema: bytes | None = None
     if "schema" in raw:
@@ -223,7 +226,7 @@ def _request(raw: dict[str, Any], base: Path) -> Request:
     elif "schema_text" in raw:
         schema = raw["schema_text"].encode()
     elif "schema_file" in raw:
-        schema = (base / raw["schema_file"]).read_bytes()
+        schema = base.read(raw["schema_file"])
     spec = raw.get("schema_type")
     wire = {
         **raw,

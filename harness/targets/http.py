@@ -13,17 +13,21 @@ any status, is data for the comparison, never an error of the harness.
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
 import httpx
 
+from harness.catalogue.jsonvalue import JSONError, parse_exact
 from harness.exceptions import ServiceFailed
 
 #: Seconds a service may take beyond the scenario's own turn timeout.
 GRACE = 5.0
 _SHOWN = 200
+#: The largest answer read from a service (the binding's answers are a few KB).
+MAX_BODY = 8 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -61,13 +65,7 @@ class Connection:
         budget = timeout + self.grace
         what = f"{method} {path}"
         try:
-            response = self.client.request(
-                method,
-                path,
-                content=None if body is None else json.dumps(body).encode(),
-                headers={"content-type": "application/json", "accept": "application/json"},
-                timeout=budget,
-            )
+            status, content, kind = self._exchange(method, path, body, budget, what)
         except httpx.TimeoutException:
             raise ServiceFailed(
                 f"{self.where}: {what} got no answer within {budget:.1f} s"
@@ -79,12 +77,40 @@ class Connection:
                 f"{self.where}: {what} failed: {type(error).__name__}: {error}"
             ) from None
         try:
-            decoded = json.loads(response.content)
-        except ValueError:
-            shown = response.content[:_SHOWN].decode("utf-8", "replace")
-            kind = response.headers.get("content-type", "no content type")
+            decoded = parse_exact(content.decode("utf-8"))
+        except (UnicodeDecodeError, JSONError) as error:
+            shown = content[:_SHOWN].decode("utf-8", "replace")
             raise ServiceFailed(
-                f"{self.where}: {what} answered {response.status_code} with a body that is "
-                f"not JSON ({kind}): {shown!r}"
+                f"{self.where}: {what} answered {status} with a body that is "
+                f"not JSON ({kind}): {shown!r} ({error})"
             ) from None
-        return Reply(response.status_code, decoded)
+        return Reply(status, decoded)
+
+    def _exchange(
+        self, method: str, path: str, body: Any, budget: float, what: str
+    ) -> tuple[int, bytes, str]:
+        """
+        The answer's status, body and content type, read within ``budget``
+        seconds in all (a service that trickles its answer byte by byte is
+        not given a fresh timeout per read) and `MAX_BODY` bytes.
+        """
+        deadline = time.monotonic() + budget
+        content = bytearray()
+        with self.client.stream(
+            method,
+            path,
+            content=None if body is None else json.dumps(body).encode(),
+            headers={"content-type": "application/json", "accept": "application/json"},
+            timeout=budget,
+        ) as response:
+            for chunk in response.iter_bytes():
+                content += chunk
+                if len(content) > MAX_BODY or time.monotonic() > deadline:
+                    break
+            kind = response.headers.get("content-type", "no content type")
+        # Raised out here: a frozen exception cannot pass through the stream's exit.
+        if len(content) > MAX_BODY:
+            raise ServiceFailed(f"{self.where}: {what} answered more than {MAX_BODY} bytes")
+        if time.monotonic() > deadline:
+            raise httpx.ReadTimeout("the answer took longer than its budget")
+        return response.status_code, bytes(content), kind

@@ -46,6 +46,8 @@ def _answer(message: dict[str, Any]) -> dict[str, Any] | None:
         outcome.pop("launches")
         outcome.pop("calls")
         return {"seq": seq, "outcome": outcome}
+    if "problem" in message:
+        return {"seq": seq, "errored": True, "message": f"protocol error: {message['problem']}"}
     return {"seq": seq, "errored": True, "message": f"unknown command {command!r}"}
 
 
@@ -54,7 +56,12 @@ def serve(stdin: IO[str], stdout: IO[str]) -> int:
     for line in stdin:
         if not line.strip():
             continue
-        message = json.loads(line)
+        try:
+            message = json.loads(line)
+        except ValueError as error:
+            message = {"cmd": None, "problem": f"a line that is not JSON ({error})"}
+        if not isinstance(message, dict):
+            message = {"cmd": None, "problem": f"a JSON {type(message).__name__}, not an object"}
         if message.get("cmd") == "stop":
             return 0
         try:

@@ -10,6 +10,7 @@ front also means a bad step late in the script cannot leave half an output.
 from __future__ import annotations
 
 import json
+import math
 
 from providers_fake.cli.types import ScriptError
 
@@ -20,11 +21,14 @@ if TYPE_CHECKING:
 SIGNALS = ("SIGKILL", "SIGTERM", "SIGINT", "SIGSEGV", "SIGABRT", "SIGHUP", "SIGQUIT", "SIGPIPE")
 
 
+#: The longest pause a script may ask for; longer is what ``hang`` says.
+MAX_SLEEP = 3600.0
+
+
 def _is_seconds(value: object) -> bool:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return False
-    # Not `value >= 0`: a NaN (YAML's .nan) stays valid and `Output.sleep` skips it.
-    return not value < 0
+    return math.isfinite(value) and 0 <= value <= MAX_SLEEP
 
 
 # The step kinds besides ``event`` (checked against the CLI's event names), each with
@@ -34,7 +38,7 @@ _VALUE_CHECKS: dict[str, tuple[Callable[[object], bool], str]] = {
     "line": (lambda value: isinstance(value, dict), "must be a JSON object"),
     "raw": (lambda value: isinstance(value, str), "must be a string"),
     "stderr": (lambda value: isinstance(value, str), "must be a string"),
-    "sleep": (_is_seconds, "must be a non-negative number of seconds"),
+    "sleep": (_is_seconds, f"must be a number of seconds from 0 to {MAX_SLEEP:g}"),
     "hang": (lambda value: value is True, "must be true"),
 }
 STEP_KINDS = ("event", *_VALUE_CHECKS)

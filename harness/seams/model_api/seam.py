@@ -19,10 +19,10 @@ the last line's type, the last agent message (``result``, and parsed as JSON,
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any, cast
 
 from harness import seams
+from harness.catalogue.files import Folder
 from harness.catalogue.scenario import Json, Scenario
 from harness.catalogue.seam import Parts, Report, merge
 from harness.seams.compare import Mismatch
@@ -64,7 +64,7 @@ class ModelApi:
                     merged["request"].pop(key, None)
         return merged
 
-    def check(self, doc: dict[str, Any], base: Path, report: Report) -> None:
+    def check(self, doc: dict[str, Any], base: Folder, report: Report) -> None:
         request = doc["request"]
         given = [key for key in _SCHEMA_SOURCES if key in request]
         if not given:
@@ -94,7 +94,7 @@ class ModelApi:
             elif "text_format" in expect:
                 report((*where, "text_format"), "text_format is codex's (OpenAI Responses)")
 
-    def parts(self, doc: dict[str, Any], base: Path) -> Parts:
+    def parts(self, doc: dict[str, Any], base: Folder) -> Parts:
         expect = doc["expect"]
         overrides = doc.get("by_target", {}).values()
         full_stack = "adaptor" in expect or any("adaptor" in o for o in overrides)

@@ -15,10 +15,10 @@ keyed by ``request.service``.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, cast
 
 from harness import seams
+from harness.catalogue.files import Folder
 from harness.catalogue.scenario import Scenario, Script
 from harness.catalogue.seam import Parts, Report, merge
 from harness.seams.agent_cli import check_steps, script_from, show_fields, show_script
@@ -43,7 +43,7 @@ class ServiceApi:
     def merge_case(self, base: dict[str, Any], case: dict[str, Any]) -> dict[str, Any]:
         return merge(base, case)
 
-    def check(self, doc: dict[str, Any], base: Path, report: Report) -> None:
+    def check(self, doc: dict[str, Any], base: Folder, report: Report) -> None:
         kind = SERVICES[doc["request"]["service"]]
         if "provider" in doc:
             cli = kind.cli(doc["request"])
@@ -56,7 +56,7 @@ class ServiceApi:
                     check_steps(cli, later["steps"], ("provider", "follow_ups", i), report)
         kind.check(doc, report)
 
-    def parts(self, doc: dict[str, Any], base: Path) -> Parts:
+    def parts(self, doc: dict[str, Any], base: Folder) -> Parts:
         kind = SERVICES[doc["request"]["service"]]
         script: Script | None = None
         later: tuple[Script, ...] = ()
