@@ -142,7 +142,7 @@ def test_documented_commands_do_what_the_page_says(block: Block, tmp_path: Path)
             timeout=300,
             check=False,
         )
-        output = (done.stdout + done.stderr).splitlines()
+        output = (done.stdout + done.stderr).rstrip("\n").splitlines()
         shown = "\n".join(output[-40:])
         assert done.returncode == command.status, f"{block.id}: $ {command.line}\n{shown}"
         assert matches(command.expected, output), f"{block.id}: $ {command.line}\n{shown}"

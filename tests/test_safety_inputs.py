@@ -212,3 +212,32 @@ def test_harness_serve_answers_a_bad_line_and_goes_on(line: str, answer: str) ->
     assert first["errored"] is True
     assert answer in first["message"]
     assert second["ready"] is True
+
+
+@pytest.mark.subprocess
+def test_lint_of_every_hostile_file_at_once_is_one_line_each_in_bounded_memory(
+    tmp_path: Path,
+) -> None:
+    for kind, (make, _) in sorted(BAD_FILES.items()):
+        make(tmp_path / "catalogue" / kind)
+    harness = Path(sys.executable).parent / "harness"
+    # A wrapper of its own reports the peak of exactly this one child.
+    measure = (
+        "import resource, subprocess, sys; "
+        "done = subprocess.run(sys.argv[1:], capture_output=True); "
+        "sys.stdout.buffer.write(done.stdout); "
+        "print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, "
+        "file=sys.stderr)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", measure, str(harness), "lint", str(tmp_path / "catalogue")],
+        capture_output=True,
+        timeout=300,
+        check=False,
+    )
+    status, peak_kib = map(int, done.stderr.decode().split())
+    lines = done.stdout.decode().strip().splitlines()
+    assert status == 2
+    assert len(lines) == len(BAD_FILES), lines
+    assert "Traceback" not in done.stdout.decode()
+    assert peak_kib < 300 * 1024
