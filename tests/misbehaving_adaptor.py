@@ -5,12 +5,14 @@ Usage: ``python misbehaving_adaptor.py MODE:SCENARIO_ID``; it serves every
 other scenario with the reference pipeline and, on SCENARIO_ID, does MODE:
 crash, hang, wrong-seq, garbage, invalid-outcome, errored or skipped; or
 nan (a reply holding NaN), orphan (start a child that keeps stdout open,
-then exit) or chatty (write 64 MiB to stderr, then answer properly).
+then exit), chatty (write 64 MiB to stderr, then answer properly) or env
+(report the names of the variables it was given, as an error).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -44,6 +46,7 @@ def main() -> int:
             replies = {
                 "wrong-seq": json.dumps({"seq": seq + 41, "outcome": {"status": "ok"}}),
                 "garbage": "this is not JSON at all",
+                "env": json.dumps({"seq": seq, "errored": True, "message": " ".join(os.environ)}),
                 "nan": '{"seq": ' + str(seq) + ', "outcome": {"status": "ok", "value": NaN}}',
                 "invalid-outcome": json.dumps({"seq": seq, "outcome": {"status": "fine"}}),
                 "errored": json.dumps({"seq": seq, "errored": True, "message": "no idea"}),

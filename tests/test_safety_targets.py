@@ -80,6 +80,22 @@ def test_an_adaptor_flooding_stderr_is_held_to_a_tail(catalogue: loader.Loaded) 
     assert grown_kib < 32 * 1024  # 64 MiB went by; a bounded tail stayed
 
 
+@pytest.mark.subprocess
+def test_an_adaptor_gets_no_credentials(
+    catalogue: loader.Loaded, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ACME_API_KEY", "sk-acme-0123456789")
+    monkeypatch.setenv("ACME_HOME", "/opt/acme")
+    adaptor = _adaptor("env", "codex-happy")
+    try:
+        result = execute(next(s for s in catalogue.scenarios if s.id == "codex-happy"), adaptor)
+    finally:
+        adaptor.close()
+    seen = (result.reason or "").split()
+    assert "ACME_HOME" in seen
+    assert "ACME_API_KEY" not in seen
+
+
 def test_a_python_adaptor_answering_nan_is_an_errored_case(
     catalogue: loader.Loaded, monkeypatch: pytest.MonkeyPatch
 ) -> None:
