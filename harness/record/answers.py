@@ -298,6 +298,10 @@ class _OpenAI(_Reader):
                 items[position]["_text"] = items[position].get("_text", "") + str(
                     data.get("delta", "")
                 )
+            elif kind.endswith(".done") and position in items:
+                complete = data.get("arguments", data.get("text"))
+                if isinstance(complete, str):
+                    items[position]["_text"] = complete
             elif kind == "response.completed":
                 content.ended = True
             elif kind == "response.failed":
@@ -314,7 +318,7 @@ class _OpenAI(_Reader):
             item = items[position]
             if not item.get("_done"):
                 item = _partial_item(item)
-                if item.get("type") == "function_call":
+                if item.get("type") == "function_call" and not item["arguments"]:
                     content.partial_tool = position
             self._item(content, item)
         return content
@@ -354,7 +358,11 @@ def _partial_item(item: dict[str, Any]) -> dict[str, Any]:
         return {**item, "content": [{"type": "output_text", "text": text}]}
     if kind == "reasoning":
         return {**item, "summary": [{"type": "summary_text", "text": text}]}
-    return {**item, "arguments": ""}  # half an argument list is no input at all
+    try:
+        json.loads(text)
+    except ValueError:
+        return {**item, "arguments": ""}  # half an argument list is no input at all
+    return {**item, "arguments": text}
 
 
 READERS: dict[str, _Reader] = {"anthropic": _Anthropic(), "openai": _OpenAI()}
@@ -369,6 +377,9 @@ def sse_key(event: Sse) -> SseKey:
     """What an event is, independent of how the content was split into deltas."""
     data = event.data if isinstance(event.data, dict) else {}
     kind = str(data.get("type", event.name))
+    delta = data.get("delta")
+    if kind == "content_block_delta" and isinstance(delta, dict):
+        kind += ":" + str(delta.get("type"))  # a thinking block ends with a signature_delta
     where = data.get("index", data.get("output_index"))
     return (kind, where, 0)
 
@@ -381,6 +392,11 @@ def _numbered(keys: list[SseKey]) -> list[SseKey]:
         seen[(kind, where)] = count + 1
         out.append((kind, where, count))
     return out
+
+
+def _is_delta(kind: str) -> bool:
+    """A piece of content (whose count depends on how it was split), not a structural event."""
+    return kind.startswith("content_block_delta") or kind.endswith(".delta")
 
 
 def cut_point(observed: list[SseKey], rendered: list[SseKey], partial: object) -> int:
@@ -397,12 +413,12 @@ def cut_point(observed: list[SseKey], rendered: list[SseKey], partial: object) -
     positions = {key: index for index, key in enumerate(numbered)}
     last_delta: dict[tuple[str, object], int] = {}
     for index, (kind, where, _) in enumerate(numbered):
-        if kind.endswith("delta") and where != partial:
+        if _is_delta(kind) and (partial is None or where != partial):
             last_delta[(kind, where)] = index
     reached = -1
     for key in _numbered(observed):
         kind, where, _ = key
-        if kind.endswith("delta"):
+        if _is_delta(kind):
             reached = max(reached, last_delta.get((kind, where), -1))
         elif key in positions:
             reached = max(reached, positions[key])

@@ -15,7 +15,6 @@ with.
 from __future__ import annotations
 
 import copy
-import json
 import os
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -65,11 +64,9 @@ class Imported:
 
 def import_transcript(options: Options) -> Imported:
     transcript = read(options.transcript)
-    name = write.scenario_id(
-        options.scenario_id, options.out, f"imported-{options.transcript.stem}"
-    )
-    if options.out is None and options.scenario_id is None:
-        name = write.scenario_id(None, Path(f"imported-{options.transcript.stem}"), "imported")
+    # Named after the file written, else after the transcript.
+    named_after = options.out or Path(f"imported-{options.transcript.stem}")
+    name = write.scenario_id(options.scenario_id, named_after, "imported")
     request = _request(options, transcript)
     document: dict[str, Any] = {
         "id": name,
@@ -299,7 +296,3 @@ def _clauses(driver: str, outcome: Outcome) -> tuple[str, ...]:
     key = outcome.cause or outcome.error or "ok"
     found = _CLAUSES.get((driver, key)) or _BY_OUTCOME.get(str(outcome.error))
     return (found or _BY_DRIVER[driver],)
-
-
-def show(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False)

@@ -14,7 +14,6 @@ and then replayed on the same binary to show it reproduces the recording.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -303,7 +302,3 @@ _DEFAULT_CLAUSE = {"claude": "LOOP-01", "codex": "CDX-06"}
 
 def _clauses(cli: str, observed: Mapping[str, Any]) -> tuple[str, ...]:
     return (_CLAUSES.get((cli, _verdict(cli, observed)), _DEFAULT_CLAUSE[cli]),)
-
-
-def show(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False)
