@@ -38,6 +38,9 @@ from providers_fake.cli.jsonout import dumps_py
 #: The CLIs whose pipeline transport follows the consumer's mode (stream-json when streaming).
 _STREAMING = frozenset({"claude", "cursor"})
 _LONGEST_MESSAGE = 300
+#: Records explained by events; each check replays the script so far, so the cost grows
+#: with the square of the length, and later records are kept verbatim.
+MAX_MATCHED = 1000
 
 
 @dataclass(frozen=True)
@@ -189,7 +192,7 @@ def _match(stage: Stage, transcript: Transcript, driver: str) -> list[Step] | No
     index = 0
     while index < len(records):
         found = None
-        if isinstance(records[index].value, dict):
+        if isinstance(records[index].value, dict) and index < MAX_MATCHED:
             for steps, count in propose(records, index, chosen, stage):
                 if stage.fits([*chosen, *steps], index + count):
                     found = (_pruned(stage, chosen, steps, index + count), count)

@@ -214,7 +214,11 @@ class Proxy:
                 self.overflow = f"more than {MAX_EXCHANGES} requests"
                 return None
             # The slot is taken now, so concurrent requests keep their arrival order.
-            self._exchanges.append(Exchange(index, "", "", b"", 0, (), b"", False, 0.0, "pending"))
+            self._exchanges.append(
+                Exchange(
+                    index, "", "", b"", 0, (), b"", False, 0.0, "no answer before the run ended"
+                )
+            )
             return index
 
     def _keep(self, exchange: Exchange) -> None:

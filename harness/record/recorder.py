@@ -122,6 +122,7 @@ def record(options: Options) -> Recording:
     document = scrub.redact(document, options.redact)
     hidden = scrub.secret_values([*secrets, *keys.values()])
     document = scrub.hide_secrets(document, hidden)
+    notes = [scrub.hide_text(note, hidden) for note in notes]
     comments = [
         f"Recorded by `harness record --cli {options.cli}`; review the title, description,",
         "clauses and expectation before committing it.",

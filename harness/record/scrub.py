@@ -37,8 +37,10 @@ _VOLATILE = re.compile(
     r"|\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"
     r"|\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?"
 )
-#: Placeholders `Volatile` writes, and the markers the real target prints instead of paths.
-PLACEHOLDER = re.compile(r"<(?:id|time)-\d+>|<fake-api>|<work>")
+#: Placeholders `Volatile` writes: the replay prints the fake's own id there instead.
+#: (``<fake-api>`` and ``<work>``, the real target's masks of its port and folder, are
+#: the same on replay, so they stay in an expectation.)
+PLACEHOLDER = re.compile(r"<(?:id|time)-\d+>")
 #: The shortest secret worth looking for (shorter ones would match ordinary words).
 _SHORTEST_SECRET = 6
 
@@ -72,7 +74,7 @@ class Volatile:
 
 
 def stable_prefix(text: str) -> str:
-    """The part of `text` before its first id, time or per-run marker (stripped)."""
+    """The part of `text` before its first id or time (stripped)."""
     cut = min(
         (m.start() for pattern in (_VOLATILE, PLACEHOLDER) for m in [pattern.search(text)] if m),
         default=len(text),
@@ -158,13 +160,15 @@ def secret_values(values: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted(kept, key=len, reverse=True))
 
 
-def hide_secrets(document: dict[str, Any], secrets: tuple[str, ...]) -> dict[str, Any]:
-    def hide(text: str) -> str:
-        for secret in secrets:
-            text = text.replace(secret, REDACTED)
-        return _KEY_SHAPES.sub(REDACTED, text)
+def hide_text(text: str, secrets: tuple[str, ...]) -> str:
+    """`text` with every secret, and everything shaped like an API key, replaced."""
+    for secret in secrets:
+        text = text.replace(secret, REDACTED)
+    return _KEY_SHAPES.sub(REDACTED, text)
 
-    hidden: dict[str, Any] = walk(document, hide)
+
+def hide_secrets(document: dict[str, Any], secrets: tuple[str, ...]) -> dict[str, Any]:
+    hidden: dict[str, Any] = walk(document, lambda text: hide_text(text, secrets))
     return hidden
 
 
