@@ -140,7 +140,8 @@ def test_the_reference_outcome_is_the_expectation(tmp_path: Path) -> None:
                    "--out", str(out)])  # fmt: skip
     assert status == 0
     [scenario] = loader.load([out]).scenarios
-    outcome = seams.require("agent-cli").observe(scenario, targets.create("reference-inproc"))
+    reference = targets.create("reference-inproc")
+    outcome = seams.require("agent-cli").observe(scenario, reference, seams.RunOptions())
     assert seams.require("agent-cli").compare(scenario.expect, outcome) == ()
     assert isinstance(outcome, Outcome)
     assert outcome.error == "policy_violation"

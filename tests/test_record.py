@@ -82,7 +82,7 @@ def _steps(scenario: Scenario) -> list[dict[str, Any]]:
 def _replays_on_real(scenario: Scenario) -> None:
     """The written file, run as `harness run --target real` runs it, meets its expectation."""
     seam = seams.require("model-api")
-    outcome = seam.observe(scenario, targets.create("real"))
+    outcome = seam.observe(scenario, targets.create("real"), seams.RunOptions())
     assert seam.compare(scenario.expect, outcome) == ()
 
 

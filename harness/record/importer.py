@@ -93,7 +93,8 @@ def import_transcript(options: Options) -> Imported:
         provider["json_shape"] = "object"
     document["provider"] = provider
     scenario = write.load_back(write.dump(document, []), options.out)
-    outcome = seams.require("agent-cli").observe(scenario, targets.create("reference-inproc"))
+    reference = targets.create("reference-inproc")
+    outcome = seams.require("agent-cli").observe(scenario, reference, seams.RunOptions())
     assert isinstance(outcome, Outcome)
     document["expect"] = expectation(outcome)
     verdict = _verdict(outcome)

@@ -10,6 +10,11 @@ no repetition: a request the recording did not see is unexpected on
 replay); the CLI's exit, final result and request count become the
 expectation.  The document is scrubbed (`scrub`), written only if it lints,
 and then replayed on the same binary to show it reproduces the recording.
+
+The recorded run is the user's own command and is not put in the sandbox
+(`harness.systems.sandbox` passes the environment on the jail's command
+line, where the user's key would be visible to every process); a replay
+that makes the CLI run commands is confined, as ``--allow-exec`` runs are.
 """
 
 from __future__ import annotations
@@ -135,7 +140,8 @@ def record(options: Options) -> Recording:
     if options.verify:
         request = scenario.request
         assert isinstance(request, ModelApiRequest)
-        replay = run_case(request, model_script(scenario), binary)
+        confine = request.runs_commands()  # as `harness run --target real --allow-exec` would
+        replay = run_case(request, model_script(scenario), binary, confine=confine)
         assert isinstance(scenario.expect, ModelApiExpectation)
         mismatches = tuple(
             f"{m.field}: expected {m.expected}, replay gave {m.actual}"
