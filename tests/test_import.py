@@ -19,6 +19,7 @@ import pytest
 
 import providers_fake
 from harness import seams, targets
+from harness.adaptor.environment import adaptor_environment
 from harness.adaptor.launch import EXECUTABLES
 from harness.adaptor.pipeline import Provider, run
 from harness.catalogue import loader
@@ -83,7 +84,7 @@ def _replay(scenario: Scenario, tmp_path: Path) -> providers_fake.Replay | None:
     assert scenario.script is not None
     script = tmp_path / "script.json"
     script.write_text(json.dumps(scenario.script.to_json(scenario.id)))
-    env = {**os.environ, providers_fake.SCRIPT_ENV: str(script)}
+    env = {**adaptor_environment(), providers_fake.SCRIPT_ENV: str(script)}
     launcher = _Replayed()
     run(scenario.request, Provider(dict(EXECUTABLES), env, tmp_path), launcher)  # type: ignore[arg-type]
     return launcher.replay
@@ -175,7 +176,10 @@ def test_what_no_event_prints_is_kept_verbatim(text: str, kinds: list[str], tmp_
 
 def test_undecodable_bytes_survive(tmp_path: Path) -> None:
     transcript = tmp_path / "out.bin"
-    transcript.write_bytes(b'{"type":"x"}\n\xff\xfe broken\n')
+    deep = b"[" * 5000 + b"]" * 5000  # deeper than Python's json will parse
+    transcript.write_bytes(
+        b'{"type":"x"}\n\xff\xfe broken \x00 \x1b[31m\n{"v":"\\ud800"}\n' + deep + b"\n"
+    )
     done = importer.import_transcript(importer.Options("cursor", transcript, None))
     [scenario] = _loaded(done.text, tmp_path)
     replay = _replay(scenario, tmp_path)

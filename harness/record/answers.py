@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.record.proxy import Exchange
+from harness.record.transcript import parse
 from providers_fake.api import anthropic, openai
 from providers_fake.api.script import STRUCTURED_OUTPUT, step_from_json
 from providers_fake.api.wire import Reply
@@ -58,11 +59,7 @@ def sse_events(body: bytes) -> list[Sse]:
                 data.append(value)
         if not data:
             continue
-        try:
-            parsed = json.loads("\n".join(data))
-        except ValueError:
-            parsed = None
-        events.append(Sse(name, parsed))
+        events.append(Sse(name, parse("\n".join(data))[0]))
     return events
 
 
@@ -121,12 +118,9 @@ def step_of(exchange: Exchange, api: str) -> Recorded:
 def _http_error(exchange: Exchange) -> Recorded:
     text = exchange.body.decode("utf-8", "replace")
     body: object = text
-    try:
-        parsed = json.loads(text)
-    except ValueError:
-        parsed = None
+    parsed, ok = parse(text)
     # The fake writes an object with Python's separators; keep the text when that differs.
-    if parsed is not None and json.dumps(parsed) == text:
+    if ok and json.dumps(parsed) == text:
         body = parsed
     step: dict[str, Any] = {"status": exchange.status, "body": body}
     headers = {name: value for name, value in exchange.headers if name in RETRY_HEADERS}
@@ -225,9 +219,8 @@ class _Anthropic(_Reader):
         for index in sorted(blocks):
             block = blocks[index]
             if block.get("type") == "tool_use":
-                try:
-                    block["input"] = json.loads(block["_json"])
-                except ValueError:
+                block["input"], ok = parse(block["_json"])
+                if not ok:
                     # Cut before (or inside) its input: the CLI never had an input to act on.
                     block["input"] = {}
                     content.partial_tool = index
@@ -336,9 +329,8 @@ class _OpenAI(_Reader):
             content.kinds.append("thinking")
         elif kind == "function_call":
             arguments = str(item.get("arguments", ""))
-            try:
-                value: object = json.loads(arguments) if arguments else {}
-            except ValueError:
+            value, ok = parse(arguments) if arguments else ({}, True)
+            if not ok:
                 value = {}
                 content.notes.append("a function call's arguments are not JSON; replayed as {}")
             content.tools.append((str(item.get("name", STRUCTURED_OUTPUT)), value))
@@ -358,9 +350,7 @@ def _partial_item(item: dict[str, Any]) -> dict[str, Any]:
         return {**item, "content": [{"type": "output_text", "text": text}]}
     if kind == "reasoning":
         return {**item, "summary": [{"type": "summary_text", "text": text}]}
-    try:
-        json.loads(text)
-    except ValueError:
+    if not parse(text)[1]:
         return {**item, "arguments": ""}  # half an argument list is no input at all
     return {**item, "arguments": text}
 
@@ -438,10 +428,7 @@ def _body(reply: Reply) -> bytes:
 
 
 def _json_object(data: bytes) -> dict[str, Any]:
-    try:
-        parsed = json.loads(data)
-    except ValueError:
-        return {}
+    parsed = parse(data)[0]
     return parsed if isinstance(parsed, dict) else {}
 
 

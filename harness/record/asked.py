@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.exceptions import CannotWrite
+from harness.record.transcript import MAX_DEPTH, depth
 from providers_fake.cli.argv import Parsed
 from providers_fake.cli.replay import cli_spec
 
@@ -98,9 +99,11 @@ def schema_field(text: str) -> dict[str, Any]:
         return dict(items)
 
     try:
-        return {"schema": json.loads(text, object_pairs_hook=pairs)}
-    except ValueError:
+        value = json.loads(text, object_pairs_hook=pairs)
+    except (ValueError, RecursionError):
         return {"schema_text": text}
+    # A schema nested past what YAML should carry (a size-guard case) stays text.
+    return {"schema": value} if depth(value) <= MAX_DEPTH else {"schema_text": text}
 
 
 def read(cli: str, argv: list[str]) -> Asked:

@@ -15,7 +15,6 @@ with.
 from __future__ import annotations
 
 import copy
-import os
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from harness import seams, targets
+from harness.adaptor.environment import adaptor_environment
 from harness.adaptor.launch import EXECUTABLES, Finished
 from harness.adaptor.pipeline import Provider, run
 from harness.catalogue.outcome import Outcome
@@ -159,7 +159,7 @@ class _Capture:
 def _launch(request: object, work: Path) -> _Launched:
     assert isinstance(request, Request)
     capture = _Capture()
-    env = dict(os.environ)
+    env = adaptor_environment()  # what the reference target gives the fake, too
     run(request, Provider(dict(EXECUTABLES), env, work), capture)
     return _Launched(capture.argv, env)
 

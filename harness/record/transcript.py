@@ -21,6 +21,8 @@ from harness.exceptions import CannotWrite
 #: Bounds on a transcript: bytes, and lines.
 MAX_BYTES = 16 * 1024 * 1024
 MAX_LINES = 100_000
+#: Nesting deeper than this is kept as text: no CLI prints it, and YAML need not carry it.
+MAX_DEPTH = 100
 
 
 @dataclass(frozen=True)
@@ -54,11 +56,26 @@ class Transcript:
         )
 
 
-def parse(value: str) -> tuple[Any, bool]:
+def parse(value: str | bytes) -> tuple[Any, bool]:
+    """JSON text as (value, True), or (None, False) when it is not JSON or nests too deep."""
     try:
-        return json.loads(value), True
-    except ValueError:
+        parsed = json.loads(value)
+    except (ValueError, RecursionError):
         return None, False
+    return (parsed, True) if depth(parsed) <= MAX_DEPTH else (None, False)
+
+
+def depth(value: Any) -> int:
+    """How deeply `value` nests arrays and objects (counted without recursing)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        if isinstance(item, list):
+            deepest = max(deepest, level)
+            stack.extend((child, level + 1) for child in item)
+    return deepest
 
 
 def read(path: Path) -> Transcript:
