@@ -392,3 +392,50 @@ def test_the_fake_model_api_serves_from_a_shell(tmp_path: Path) -> None:
     assert bad.returncode == 2
     assert bad.stderr.startswith(f"providers_fake.api: {script}: ")
     assert len(bad.stderr.splitlines()) == 1
+
+
+def test_the_proxy_relays_streams_cuts_and_refuses_past_its_bounds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import httpx  # noqa: PLC0415
+
+    from harness.record import proxy  # noqa: PLC0415
+
+    script = [
+        {"text": "a fairly long answer, in several deltas"},
+        {"text": "cut", "truncate_after": 3},
+    ]
+    body = {"model": "m", "stream": True, "messages": []}
+    key = {"x-api-key": "sk-ant-api03-proxytest-0123456789"}
+    with LoopbackServer(script) as upstream, proxy.Proxy(upstream.url, timeout=10) as relay:
+        whole = httpx.post(relay.url + "/v1/messages", json=body, headers=key, timeout=10)
+        assert whole.status_code == 200
+        assert whole.text.count("event: content_block_delta") == 2
+        with pytest.raises(httpx.RemoteProtocolError):  # the cut reaches the CLI as a cut
+            httpx.post(relay.url + "/v1/messages", json=body, timeout=10)
+        monkeypatch.setattr(proxy, "MAX_REQUEST_BYTES", 100)
+        refused = httpx.post(relay.url + "/v1/messages", content=b"x" * 101, timeout=10)
+        assert refused.status_code == 413
+        assert relay.overflow is not None
+        first, cut = relay.exchanges[:2]
+        assert relay.secrets >= {key["x-api-key"]}
+    assert first.body == whole.content
+    assert not first.cut
+    assert cut.cut
+    assert answers.step_of(cut, "anthropic").step == {"text": "", "truncate_after": 3}
+    assert key["x-api-key"].encode() not in repr(relay.exchanges).encode()
+    assert len(upstream.fake.requests) == 2  # the refused request never went upstream
+
+
+def test_an_upstream_that_does_not_answer_ends_the_run_at_once() -> None:
+    import httpx  # noqa: PLC0415
+
+    from harness.record import proxy  # noqa: PLC0415
+
+    with proxy.Proxy("http://127.0.0.1:9", timeout=5) as relay:
+        answer = httpx.post(relay.url + "/v1/responses", json={}, timeout=10)
+    assert answer.status_code == 400
+    assert answer.headers["x-should-retry"] == "false"
+    [exchange] = relay.exchanges
+    assert exchange.failure is not None
+    assert exchange.failure.startswith("ConnectError")

@@ -63,7 +63,7 @@ class Exchange:
 
     ``body`` is the answer as it reached the CLI; ``cut`` says the upstream
     (or the bound on answer size) ended it before its end; ``failure`` names
-    why there was no upstream answer at all (the CLI got a 502 then).
+    why there was no upstream answer at all (the CLI got a 400 it does not retry).
     """
 
     index: int
@@ -233,7 +233,7 @@ class Proxy:
             if body is None:
                 self.overflow = f"a request body larger than {MAX_REQUEST_BYTES} bytes"
             handler.close_connection = True
-            _plain(handler, 413, b'{"error": "harness record: request refused (bound)"}')
+            _plain(handler, 413, _REFUSED.replace(b"did not answer", b"refused a request (bound)"))
             return
         headers = []
         for name, value in handler.headers.items():
@@ -256,11 +256,12 @@ class Proxy:
         except httpx.HTTPError as error:
             reason = f"{type(error).__name__}: {error}"
             self._keep(
-                Exchange(index, handler.command, handler.path, body, 502, (), b"", False,
+                Exchange(index, handler.command, handler.path, body, 400, (), b"", False,
                          time.monotonic() - started, reason)
             )  # fmt: skip
+            # A status no CLI retries: the recording is over, and the user should hear why soon.
             handler.close_connection = True
-            _plain(handler, 502, b'{"error": "harness record: the upstream did not answer"}')
+            _plain(handler, 400, _REFUSED)
             return
         try:
             waited = time.monotonic() - started
@@ -314,10 +315,17 @@ class Proxy:
         return bytes(data), cut
 
 
+_REFUSED = (
+    b'{"type": "error", "error": {"type": "invalid_request_error", '
+    b'"message": "harness record: the upstream did not answer"}}'
+)
+
+
 def _plain(handler: _Handler, status: int, body: bytes) -> None:
     with contextlib.suppress(OSError):
         handler.send_response(status)
         handler.send_header("content-type", "application/json")
+        handler.send_header("x-should-retry", "false")
         handler.send_header("content-length", str(len(body)))
         handler.end_headers()
         handler.wfile.write(body)
