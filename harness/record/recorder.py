@@ -76,6 +76,8 @@ class Recording:
 
 def record(options: Options) -> Recording:
     asked = read(options.cli, list(options.argv))
+    if options.cli == "codex" and asked.model is None and options.upstream is None:
+        raise CannotWrite("codex arguments", "-m", "name the model the OpenAI API should answer as")
     recorded_env, keys = environment(options.cli)
     binary = _binary(options)
     upstream = options.upstream or UPSTREAMS[options.cli]
