@@ -174,17 +174,23 @@ def test_what_no_event_prints_is_kept_verbatim(text: str, kinds: list[str], tmp_
     assert replay.stdout == text.encode()
 
 
-def test_undecodable_bytes_survive(tmp_path: Path) -> None:
-    transcript = tmp_path / "out.bin"
+def test_control_characters_escapes_and_deep_nesting_survive(tmp_path: Path) -> None:
+    transcript = tmp_path / "out.txt"
     deep = b"[" * 5000 + b"]" * 5000  # deeper than Python's json will parse
-    transcript.write_bytes(
-        b'{"type":"x"}\n\xff\xfe broken \x00 \x1b[31m\n{"v":"\\ud800"}\n' + deep + b"\n"
-    )
+    transcript.write_bytes(b'{"type":"x"}\nbroken \x00 \x1b[31m\n{"v":"\\ud800"}\n' + deep + b"\n")
     done = importer.import_transcript(importer.Options("cursor", transcript, None))
     [scenario] = _loaded(done.text, tmp_path)
     replay = _replay(scenario, tmp_path)
     assert replay is not None
     assert replay.stdout == transcript.read_bytes()
+
+
+def test_bytes_that_are_not_utf8_are_refused_where_they_are(tmp_path: Path) -> None:
+    transcript = tmp_path / "out.bin"
+    transcript.write_bytes(b'{"type":"x"}\nok \xff\xfe\n')
+    with pytest.raises(CannotWrite) as refused:
+        importer.import_transcript(importer.Options("cursor", transcript, None))
+    assert str(refused.value) == f"{transcript}:2:4: not UTF-8, so no scenario can print it again"
 
 
 def _loaded(text: str, tmp_path: Path) -> tuple[Scenario, ...]:

@@ -16,13 +16,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness.catalogue import yamlpos
 from harness.exceptions import CannotWrite
 
-#: Bounds on a transcript: bytes, and lines.
-MAX_BYTES = 16 * 1024 * 1024
+#: Bounds on a transcript: the size of a scenario file (what it becomes), and lines.
+MAX_BYTES = yamlpos.MAX_BYTES
 MAX_LINES = 100_000
-#: Nesting deeper than this is kept as text: no CLI prints it, and YAML need not carry it.
-MAX_DEPTH = 100
+#: Nesting deeper than this is kept as text: the scenario file holds a value a few
+#: levels down and the loader refuses YAML deeper than `yamlpos.MAX_DEPTH`.
+MAX_DEPTH = yamlpos.MAX_DEPTH - 36
 
 
 @dataclass(frozen=True)
@@ -57,12 +59,24 @@ class Transcript:
 
 
 def parse(value: str | bytes) -> tuple[Any, bool]:
-    """JSON text as (value, True), or (None, False) when it is not JSON or nests too deep."""
+    """
+    JSON text as (value, True), or (None, False) when it is not JSON, nests too
+    deep, or holds a lone surrogate (``"\\ud800"``), which YAML cannot carry.
+    """
     try:
         parsed = json.loads(value)
     except (ValueError, RecursionError):
         return None, False
-    return (parsed, True) if depth(parsed) <= MAX_DEPTH else (None, False)
+    return (parsed, True) if depth(parsed) <= MAX_DEPTH and writable(parsed) else (None, False)
+
+
+def writable(value: Any) -> bool:
+    """Whether every string in `value` can be written as UTF-8 (so as YAML)."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def depth(value: Any) -> int:
@@ -86,8 +100,15 @@ def read(path: Path) -> Transcript:
         raise CannotWrite(str(path), "", f"cannot read: {error.strerror or error}") from None
     if len(data) > MAX_BYTES:
         raise CannotWrite(str(path), "", f"larger than {MAX_BYTES} bytes")
-    # Undecodable bytes survive as surrogate escapes, which a raw step prints back as bytes.
-    text = data.decode("utf-8", "surrogateescape")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        # A scenario is YAML, which has no way to say a byte that is not UTF-8.
+        line = data.count(b"\n", 0, error.start) + 1
+        column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+        raise CannotWrite(
+            f"{path}:{line}:{column}", "", "not UTF-8, so no scenario can print it again"
+        ) from None
     return frame(text, str(path))
 
 
