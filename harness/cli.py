@@ -1,5 +1,5 @@
 """
-The ``harness`` command: lint, list, show, run and bench.
+The ``harness`` command: lint, list, show, run, baseline, record, import, serve and bench.
 
 Each subcommand is a thin shell over the core; ``run`` hands the catalogue to
 pytest (the engine) with the reports plugin switched on.
@@ -116,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
         argv += ["-m", " or ".join(args.tag)]
     if args.workers:
         argv += ["-n", str(args.workers)]
-    argv += getattr(args, "pytest_args", [])
+    argv += getattr(args, "after_dashes", [])
     # pytest's own temporary folders (pytest-xdist makes some) go with the run.
     with tempfile.TemporaryDirectory(prefix="harness-run-") as scratch:
         return int(pytest.main([*argv, "--basetemp", scratch]))
@@ -158,6 +158,18 @@ def baseline(args: argparse.Namespace) -> int:
     failing = sum(r.status in {"failed", "errored"} for r in results)
     print(f"wrote {out}: {failing} known failure(s) of {len(results)} scenarios")
     return 0
+
+
+def record(args: argparse.Namespace) -> int:
+    from harness.record import command  # noqa: PLC0415  (only these commands need it)
+
+    return command.record(args)
+
+
+def import_(args: argparse.Namespace) -> int:
+    from harness.record import command  # noqa: PLC0415
+
+    return command.import_(args)
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -206,6 +218,41 @@ def parser() -> argparse.ArgumentParser:
     p.set_defaults(func=baseline)
 
     p = sub.add_parser(
+        "record",
+        help="run a real CLI through a recording proxy and write a model-api scenario",
+        epilog="The CLI's own arguments follow a bare --, as you would type them.",
+    )
+    p.add_argument("--cli", required=True, choices=("claude", "codex"))
+    p.add_argument("--upstream", default=None, help="model API base URL (default: the public one)")
+    p.add_argument("--out", default=None, help="scenario file to write (default: stdout)")
+    p.add_argument(
+        "--redact",
+        action="append",
+        default=[],
+        metavar="POINTER_OR_PATTERN",
+        help="a JSON pointer into the scenario (/...) or a regular expression to hide",
+    )
+    p.add_argument("--binary", default=None, help="the CLI to run (default: the pinned install)")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds the run may take")
+    p.add_argument("--id", default=None, help="scenario id (default: from --out)")
+    p.add_argument("--clause", action="append", default=[], help="clause id (repeatable)")
+    p.add_argument("--no-verify", action="store_true", help="do not replay the file on the binary")
+    p.set_defaults(func=record)
+
+    p = sub.add_parser(
+        "import", help="turn a CLI's saved stdout into an agent-cli scenario that replays it"
+    )
+    p.add_argument("file", help="the saved stdout (JSON lines or one JSON document)")
+    p.add_argument("--driver", required=True, choices=("codex", "claude", "cursor", "codebuddy"))
+    p.add_argument("--schema", default=None, help="the schema file the run was given")
+    p.add_argument("--exit", type=int, default=None, help="the run's exit status")
+    p.add_argument("--out", default=None, help="scenario file to write (default: stdout)")
+    p.add_argument("--prompt", default=None, help="the prompt the run was given")
+    p.add_argument("--id", default=None, help="scenario id (default: from --out or FILE)")
+    p.add_argument("--clause", action="append", default=[], help="clause id (repeatable)")
+    p.set_defaults(func=import_)
+
+    p = sub.add_parser(
         "serve", help="serve the reference adaptor over the JSON-lines target protocol"
     )
     p.set_defaults(func=serve)
@@ -228,11 +275,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    # Everything after a bare "--" goes to pytest untouched.
+    # Everything after a bare "--" goes untouched to pytest (run) or to the CLI (record).
     extra = argv[argv.index("--") + 1 :] if "--" in argv else []
     argv = argv[: argv.index("--")] if "--" in argv else argv
     args = parser().parse_args(argv)
-    args.pytest_args = extra
+    args.after_dashes = extra
     try:
         return int(args.func(args))
     except HarnessError as error:

@@ -101,6 +101,28 @@ class InvalidAnswer(HarnessError):
 
 
 @dataclass(frozen=True)
+class CannotWrite(HarnessError):
+    """
+    ``harness record`` or ``harness import`` cannot make a scenario of what it was given.
+
+    ``where`` names the file (with line and column when known) or the
+    argument at fault, so the message reads as one ``where: field: message``
+    line; nothing is written when this is raised.
+    """
+
+    where: str
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        return (
+            f"{self.where}: {self.field}: {self.message}"
+            if self.field
+            else (f"{self.where}: {self.message}")
+        )
+
+
+@dataclass(frozen=True)
 class ServiceFailed(HarnessError):
     """
     A service under test could not be talked to for one scenario.
