@@ -1,5 +1,5 @@
 """
-The ``harness`` command: lint, list, show, run, baseline, record, import, serve and bench.
+The ``harness`` command: lint, list, show, run, drift, baseline, record, import, serve and bench.
 
 Each subcommand is a thin shell over the core; ``run`` hands the catalogue to
 pytest (the engine) with the reports plugin switched on.
@@ -85,12 +85,18 @@ def show(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    import pytest  # noqa: PLC0415  (see the note at the top)
-
-    from harness import targets  # noqa: PLC0415
+    from harness import targets  # noqa: PLC0415  (see the note at the top)
 
     for target in args.target:
-        targets.create(target)  # a bad spec is one clear line, before pytest starts
+        # A bad spec, or a version npm does not publish, is one clear line before pytest starts.
+        targets.prepare(targets.create(target))
+    return _pytest(args, args.target, _paths(args.paths))
+
+
+def _pytest(args: argparse.Namespace, given: Sequence[str], paths: Sequence[Path]) -> int:
+    """The catalogue under ``paths`` on the ``given`` targets, through pytest."""
+    import pytest  # noqa: PLC0415  (see the note at the top)
+
     argv = ["--pyargs", "harness.testing", "-p", "no:cacheprovider", "-q", "-rfE"]
     # The run is this command's, not the project's test suite: no ini file's
     # addopts (a checkout's own pytest settings opt its tests into --allow-exec).
@@ -100,19 +106,21 @@ def run(args: argparse.Namespace) -> int:
     # The CLI has imported the harness already; pytest need not say it cannot rewrite it.
     argv += ["-W", "ignore::pytest.PytestAssertRewriteWarning"]
     argv += ["--rootdir", str(Path.cwd())]
-    for path in _paths(args.paths):
+    for path in paths:
         argv += ["--harness-scenarios", str(path)]
-    for target in args.target:
+    for target in given:
         argv += ["--harness-target", target]
+    for cli in getattr(args, "cli_only", ()):
+        argv += ["--harness-cli", cli]
     if args.reports:
         argv += ["--harness-reports", args.reports]
     if args.baselines:
         argv += ["--harness-baselines", args.baselines]
     if args.allow_exec:
         argv.append("--harness-allow-exec")
-    if args.k:
+    if getattr(args, "k", None):
         argv += ["-k", args.k]
-    if args.tag:
+    if getattr(args, "tag", None):
         argv += ["-m", " or ".join(args.tag)]
     if args.workers:
         argv += ["-n", str(args.workers)]
@@ -120,6 +128,21 @@ def run(args: argparse.Namespace) -> int:
     # pytest's own temporary folders (pytest-xdist makes some) go with the run.
     with tempfile.TemporaryDirectory(prefix="harness-run-") as scratch:
         return int(pytest.main([*argv, "--basetemp", scratch]))
+
+
+def drift(args: argparse.Namespace) -> int:
+    """The model-api scenarios of one CLI on the real binary at each version, and the drift."""
+    from harness import targets  # noqa: PLC0415  (see the note at the top)
+
+    order = [args.start, *args.to]
+    if len(set(order)) < len(order):
+        print("harness: drift: give each version once", file=sys.stderr)
+        return 2
+    given = [f"real:{args.cli}={version}" for version in order]
+    for target in given:
+        targets.prepare(targets.create(target))
+    args.cli_only = [args.cli]
+    return _pytest(args, given, [Path(p) for p in args.paths] or [Path("scenarios/model-api")])
 
 
 def bench(args: argparse.Namespace) -> int:
@@ -209,6 +232,26 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--allow-exec", action="store_true", help=ALLOW_EXEC_HELP)
     p.epilog = "Arguments after a bare -- are passed to pytest (e.g. -- --junitxml=out.xml)."
     p.set_defaults(func=run)
+
+    p = sub.add_parser(
+        "drift",
+        help="run one CLI's model-api scenarios on the real binary at several versions and "
+        "write the drift report (reports/drift.md)",
+    )
+    p.add_argument(
+        "paths", nargs="*", help="scenario files or folders (default scenarios/model-api)"
+    )
+    p.add_argument("--cli", required=True, choices=("claude", "codex"))
+    p.add_argument("--from", dest="start", required=True, metavar="VERSION", help="oldest version")
+    p.add_argument(
+        "--to", action="append", required=True, metavar="VERSION",
+        help="a later version (repeatable: each in turn, e.g. --to 2.1.328 --to 2.1.332)",
+    )  # fmt: skip
+    p.add_argument("--reports", default="reports", help="folder for the reports ('' for none)")
+    p.add_argument("-n", "--workers", default=None, help="pytest-xdist workers")
+    p.add_argument("--baselines", default=None, help="folder of per-target baselines")
+    p.add_argument("--allow-exec", action="store_true", help=ALLOW_EXEC_HELP)
+    p.set_defaults(func=drift)
 
     p = sub.add_parser("baseline", help="write a baseline of a target's current failures")
     p.add_argument("paths", nargs="*")

@@ -202,6 +202,7 @@ class _FileLoader:
             request=parts.request,
             expect=parts.expect,
             by_target=parts.by_target,
+            by_version=parts.by_version,
             path=self.path,
             line=where.where(("id",))[0],
             tags=tuple(doc.get("tags", ())),

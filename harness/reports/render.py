@@ -25,8 +25,13 @@ from harness.adaptor.environment import scrub
 from harness.catalogue.clauses import families, registry
 from harness.catalogue.scenario import Scenario
 from harness.exceptions import Problem
+from harness.reports import drift as drifts
+from harness.reports import versions
 from harness.reports.differential import Differential, Pair
+from harness.reports.drift import Drift
+from harness.reports.versions import TargetInfo
 from harness.seams.case import STATUSES, CaseResult
+from harness.targets.real import describe_versions
 
 #: Bumped whenever the JSON report changes shape.  2: each case names its
 #: seam, and a case's ``outcome`` has that seam's shape (service-api cases
@@ -68,6 +73,10 @@ class Report:
     differential: Differential = field(default_factory=Differential)
     #: Whether scenarios could make systems run commands, and how they were confined.
     commands: str = NO_COMMANDS
+    #: The targets of the run: kinds and the CLI versions they run.
+    info: tuple[TargetInfo, ...] = ()
+    #: The real CLIs from one version to the next, when a run has several.
+    drift: Drift = field(default_factory=Drift)
 
     @classmethod
     def build(
@@ -79,6 +88,8 @@ class Report:
         differential: Differential | None = None,
         *,
         commands: str = NO_COMMANDS,
+        info: Iterable[TargetInfo] = (),
+        drift: Drift | None = None,
     ) -> Report:
         return cls(
             tuple(sorted(scenarios, key=lambda s: s.id)),
@@ -87,7 +98,13 @@ class Report:
             root,
             differential or Differential(),
             commands,
+            tuple(sorted(info, key=lambda t: t.name)),
+            drift or Drift(),
         )
+
+    def by_version(self) -> tuple[versions.Verdict, ...]:
+        """Each clause of the model-api scenarios on each version the real CLIs ran."""
+        return versions.verdicts(self.scenarios, self.results, self.info)
 
     @property
     def targets(self) -> tuple[str, ...]:
@@ -170,8 +187,11 @@ def to_json(report: Report) -> str:
         "problems": [str(p) for p in report.problems],
         "cases": [_case_json(r, seam_of.get(r.scenario)) for r in report.results],
         "coverage": report.coverage(),
+        "clauses_by_version": versions.to_json(report.by_version()),
         "differential": report.differential.to_json(),
+        "drift": report.drift.to_json(),
         "commands": report.commands,
+        "target_versions": {t.name: dict(t.versions) for t in report.info if t.versions},
     }
     return json.dumps(document, ensure_ascii=False, sort_keys=True, indent=2) + "\n"
 
@@ -195,6 +215,10 @@ def matrix(report: Report) -> str:
         "",
         f"Commands a scenario makes a system run: {report.commands}.",
     ]
+    shown = [t for t in report.info if t.versions and t.name in targets]
+    if shown:
+        lines += ["", "CLI versions (model-api):", ""]
+        lines += [f"- `{t.name}` ({t.kind}): {describe_versions(t.versions)}" for t in shown]
     if report.problems:
         lines += ["", "## Scenario files rejected", ""]
         lines += [f"- `{p}`" for p in report.problems]
@@ -259,6 +283,7 @@ def coverage(report: Report) -> str:
                 status += f" ({len(row['passing_scenarios'])} passing)"
             lines.append(f"| {row['clause']} | {row['seam']} | {ids} | {status} |")
         lines.append("")
+    lines += versions.markdown(report.by_version())
     return "\n".join(lines)
 
 
@@ -282,6 +307,7 @@ def catalogue(report: Report) -> str:
                 lines.append(f"· replays the real capture `{s.capture}`")
             lines += ["", s.description, ""]
             lines += [f"- {item}" for item in seams.require(s.seam.value).describe(s)]
+    lines += versions.static(report.scenarios)
     return "\n".join(lines) + "\n"
 
 
@@ -399,6 +425,7 @@ WRITERS = {
     "coverage.md": coverage,
     "catalogue.md": catalogue,
     "differential.md": differential,
+    "drift.md": lambda report: drifts.markdown(report.drift),
     "report.json": to_json,
     "junit.xml": junit,
 }

@@ -23,10 +23,18 @@ from typing import Any, cast
 
 from harness import seams
 from harness.catalogue.files import Folder
-from harness.catalogue.scenario import Json, Scenario
+from harness.catalogue.scenario import Json, Scenario, VersionRule
 from harness.catalogue.seam import Parts, Report, merge
+from harness.catalogue.versions import VersionRange, common
 from harness.seams.compare import Mismatch
-from harness.seams.model_api.expect import ModelApiExpectation, compare, describe, expectation_of
+from harness.seams.model_api.expect import (
+    ExpectationPatch,
+    ModelApiExpectation,
+    compare,
+    describe,
+    expectation_of,
+    patch_of,
+)
 from harness.seams.model_api.run import model_script, run_case, run_reference
 from harness.seams.model_api.values import ModelApiOutcome, ModelApiRequest, request_of, show_value
 from harness.systems import sandbox
@@ -79,9 +87,10 @@ class ModelApi:
             ModelScript.from_json(doc["provider"]["model_script"])
         except ScriptError as error:
             report(("provider", "model_script"), str(error))
-        expectations = [("expect",)] + [("by_target", k) for k in doc.get("by_target", {})]
-        for where in expectations:
-            expect = doc[where[0]] if len(where) == 1 else doc[where[0]][where[1]]
+        expectations: list[tuple[tuple[str, ...], dict[str, Any]]] = [(("expect",), doc["expect"])]
+        expectations += [(("by_target", k), v) for k, v in doc.get("by_target", {}).items()]
+        expectations += _check_versions(doc, report)
+        for where, expect in expectations:
             if "structured_output" in expect and expect.get("no_structured_output"):
                 report((*where, "no_structured_output"), "contradicts 'structured_output'")
             models, count = expect.get("models"), expect.get("requests")
@@ -96,7 +105,13 @@ class ModelApi:
 
     def parts(self, doc: dict[str, Any], base: Folder) -> Parts:
         expect = doc["expect"]
-        overrides = doc.get("by_target", {}).values()
+        overrides = [*doc.get("by_target", {}).values()]
+        rules = [
+            (cli, text, rule)
+            for cli, ranges in doc.get("by_version", {}).items()
+            for text, rule in ranges.items()
+        ]
+        overrides += [rule.get("expect", {}) for _, _, rule in rules]
         full_stack = "adaptor" in expect or any("adaptor" in o for o in overrides)
         return Parts(
             request=request_of(doc["request"], doc["provider"], full_stack),
@@ -104,6 +119,16 @@ class ModelApi:
             by_target=tuple(
                 (target, expectation_of(merge(expect, override)))
                 for target, override in sorted(doc.get("by_target", {}).items())
+            ),
+            by_version=tuple(
+                VersionRule(
+                    cli,
+                    VersionRange.parse(text),
+                    " ".join(rule["because"].split()),
+                    patch_of(rule),
+                    tuple(rule.get("breaks", ())),
+                )
+                for cli, text, rule in rules
             ),
         )
 
@@ -140,6 +165,13 @@ class ModelApi:
         for target, override in scenario.by_target:
             differs = "; ".join(describe(cast(ModelApiExpectation, override)))
             out.append(f"on `{target}` targets the expectation differs: {differs or 'nothing'}")
+        for rule in scenario.by_version:
+            differs = "; ".join(cast(ExpectationPatch, rule.patch).words())
+            broken = f" ({', '.join(rule.breaks)} do not hold there)" if rule.breaks else ""
+            out.append(
+                f"on {rule.cli} {rule.range.text}{broken}: {differs or 'nothing differs'}; "
+                f"because {rule.because}"
+            )
         beyond = cast(ModelApiRequest, scenario.request).beyond_offline()
         if beyond is not None:
             out.append(f"the real binaries are skipped here: {beyond}")
@@ -170,6 +202,52 @@ class ModelApi:
             if value != getattr(unset, name):  # what the case pins, is_error: false and 0 too
                 lines.append(f"  {name}: {value.text if isinstance(value, Json) else value}")
         return lines
+
+
+def _check_versions(
+    doc: dict[str, Any], report: Report
+) -> list[tuple[tuple[str, ...], dict[str, Any]]]:
+    """
+    Check ``by_version``: the scenario's own CLI, ranges that parse, clauses
+    the scenario cites, and no two ranges sharing a version that set one
+    field.  Returns each rule's expectation merged over ``expect`` (less
+    what it leaves unchecked), for the checks every expectation gets.
+    """
+    cli = doc["request"].get("cli")
+    out: list[tuple[tuple[str, ...], dict[str, Any]]] = []
+    for named, ranges in doc.get("by_version", {}).items():
+        if named != cli:
+            report(("by_version", named), f"this scenario runs {cli}; give its versions only")
+            continue
+        seen: list[tuple[str, VersionRange, set[str]]] = []
+        for text, rule in ranges.items():
+            where = ("by_version", named, text)
+            try:
+                parsed = VersionRange.parse(text)
+            except ValueError as error:
+                report(where, str(error))
+                continue
+            for i, clause in enumerate(rule.get("breaks", ())):
+                if clause not in doc["clauses"]:
+                    report((*where, "breaks", i), f"{clause} is not one of the scenario's clauses")
+            given, unchecked = set(rule.get("expect", {})), set(rule.get("unchecked", ()))
+            for both in sorted(given & unchecked):
+                report((*where, "unchecked"), f"{both} is given in expect and unchecked both")
+            for other, other_range, other_sets in seen:
+                shared = sorted((given | unchecked) & other_sets)
+                version = common(parsed, other_range)
+                if shared and version is not None:
+                    report(
+                        where,
+                        f"shares {version} with {other!r} and both set {', '.join(shared)}; "
+                        "split the ranges or the fields",
+                    )
+            seen.append((text, parsed, given | unchecked))
+            merged = merge(doc["expect"], rule.get("expect", {}))
+            for name in unchecked:
+                merged.pop(name, None)
+            out.append(((*where, "expect"), merged))
+    return out
 
 
 def _steps(request: ModelApiRequest) -> list[Any]:

@@ -135,10 +135,16 @@ class SeenRequest:
     text_format: object
     messages_after_prompt: object
     unexpected: str | None = None
+    #: ``METHOD /path`` of a request beside the conversation (a connectivity
+    #: check), which the fake answers without the script and no count includes.
+    side: str | None = None
 
     @classmethod
     def of(cls, record: RecordedRequest) -> SeenRequest:
         tool = record.structured_output_tool
+        side = None
+        if record.side is not None:
+            side = f"{record.method} {record.path.split('?', 1)[0]}"
         return cls(
             model=record.model,
             input_schema=None if tool is None else tool.get("input_schema"),
@@ -146,7 +152,13 @@ class SeenRequest:
             text_format=record.text_format,
             messages_after_prompt=record.messages_after_prompt,
             unexpected=record.unexpected,
+            side=side,
         )
+
+    @property
+    def conversation(self) -> bool:
+        """Whether the script answered it: a model request, what scenarios count."""
+        return self.unexpected is None and self.side is None
 
 
 #: Keys whose values a real CLI makes up afresh on every run (ids, clocks,
@@ -260,10 +272,8 @@ class ModelApiOutcome:
         final = self.final or {}
         what = final.get("subtype") or final.get("type") or "no result"
         killed = ", killed at its timeout" if self.timed_out else ""
-        return (
-            f"{self.cli} exited {self.exit_code}{killed}: {what}, "
-            f"{len(self.requests)} model request(s)"
-        )
+        count = sum(r.side is None for r in self.requests)
+        return f"{self.cli} exited {self.exit_code}{killed}: {what}, {count} model request(s)"
 
     @property
     def line_types(self) -> tuple[str, ...]:

@@ -1,0 +1,253 @@
+"""
+The drift report: how a CLI's behaviour changes from one published version to the next.
+
+Users ship against one release of Claude Code or Codex and ask, before each
+upgrade, whether structured output still behaves as their adaptor expects.
+When a run has the real binaries at several versions of one CLI (``--target
+real:claude=2.1.235 --target real --target real:claude=2.1.332``), each
+model-api scenario of that CLI is followed across the versions in order:
+each version's status and outcome, and what changed between consecutive
+versions, compared on the differential's projection
+(`harness.reports.differential.project`), so a change here is exactly what a
+faithful model of the older version would have to do differently.
+
+Only real-kind targets count: the reference models at several versions are
+checked against their binaries by the differential, not here.  When two
+targets run the same version of the CLI (``real`` and
+``real:codex=0.171.0`` both run claude 2.1.328), the first by name stands
+for it.  Everything here is a pure function of results.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from harness.catalogue.versions import key
+from harness.reports.differential import Difference, differences, project
+from harness.seams.case import CaseResult
+from harness.seams.model_api.values import ModelApiOutcome
+from harness.targets import REAL_KINDS
+
+
+@dataclass(frozen=True)
+class Step:
+    """One scenario on one version: how it fared and what it did."""
+
+    version: str
+    target: str
+    status: str
+    #: The outcome on the differential's projection; None when nothing was observed.
+    projection: dict[str, Any] | None = None
+    reason: str | None = None
+
+    def summary(self) -> str:
+        """A table cell: status, exit code, the final result, the requests."""
+        if self.projection is None:
+            return self.status
+        shown = self.projection
+        final = shown.get("final.subtype") or shown.get("final.type") or "no result"
+        killed = ", killed" if shown["timed_out"] else ""
+        count = len(shown["requests"])
+        return f"{self.status}: exit {shown['exit_code']}{killed}, {final}, {count} req"
+
+
+@dataclass(frozen=True)
+class Change:
+    """What differs between two consecutive versions of one scenario."""
+
+    before: str
+    after: str
+    differences: tuple[Difference, ...] = ()
+    #: Set when one side has no outcome to compare, with why.
+    not_comparable: str | None = None
+
+
+@dataclass(frozen=True)
+class Row:
+    """One scenario across the versions of its CLI."""
+
+    scenario: str
+    cli: str
+    steps: tuple[Step, ...]
+    changes: tuple[Change, ...]
+
+    @property
+    def changed(self) -> bool:
+        return any(c.differences or c.not_comparable for c in self.changes)
+
+
+@dataclass(frozen=True)
+class Drift:
+    """Every CLI that ran at several versions, and its scenarios across them."""
+
+    #: Each such CLI and its versions, oldest first.
+    clis: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    rows: tuple[Row, ...] = ()
+
+    def changed(self, cli: str, before: str, after: str) -> tuple[Row, ...]:
+        """The scenarios of ``cli`` whose outcome changes from ``before`` to ``after``."""
+        return tuple(
+            row
+            for row in self.rows
+            if row.cli == cli
+            and any(
+                c.before == before and c.after == after and (c.differences or c.not_comparable)
+                for c in row.changes
+            )
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``drift`` section of report.json (full values, not cut)."""
+        return {
+            "clis": {cli: list(versions) for cli, versions in self.clis},
+            "scenarios": [
+                {
+                    "scenario": row.scenario,
+                    "cli": row.cli,
+                    "versions": {
+                        step.version: {
+                            "target": step.target,
+                            "status": step.status,
+                            "reason": step.reason,
+                            "outcome": step.projection,
+                        }
+                        for step in row.steps
+                    },
+                    "changes": [
+                        {
+                            "from": change.before,
+                            "to": change.after,
+                            "not_comparable": change.not_comparable,
+                            "differences": [
+                                {"field": d.at, "before": d.reference, "after": d.real}
+                                for d in change.differences
+                            ],
+                        }
+                        for change in row.changes
+                    ],
+                }
+                for row in self.rows
+            ],
+        }
+
+
+def _step(version: str, result: CaseResult) -> Step:
+    outcome = result.outcome
+    shown = project(outcome) if isinstance(outcome, ModelApiOutcome) else None
+    reason = " ".join((result.reason or "").split()) or None
+    return Step(version, result.target, result.status, shown, reason)
+
+
+def _change(one: Step, other: Step) -> Change:
+    if one.projection is None or other.projection is None:
+        missing = [
+            f"{step.version} {step.status}" + (f": {step.reason}" if step.reason else "")
+            for step in (one, other)
+            if step.projection is None
+        ]
+        return Change(one.version, other.version, (), "; ".join(missing))
+    found = differences(one.projection, other.projection)
+    if one.status != other.status:
+        found = (Difference("status", "status", one.status, other.status), *found)
+    return Change(one.version, other.version, found)
+
+
+def build(
+    results: Iterable[CaseResult],
+    kinds: Mapping[str, str],
+    model_api: Mapping[str, str],
+    versions: Mapping[str, Mapping[str, str]],
+) -> Drift:
+    """
+    The drift of every CLI that real targets ran at several versions;
+    ``model_api`` maps each model-api scenario to its CLI, ``kinds`` and
+    ``versions`` each target name to its kind and CLI versions.
+    """
+    real = sorted(name for name, kind in kinds.items() if kind in REAL_KINDS)
+    # The target standing for each version of each CLI: the first by name.
+    standing: dict[str, dict[str, str]] = {}
+    for name in real:
+        for cli, version in versions.get(name, {}).items():
+            standing.setdefault(cli, {}).setdefault(version, name)
+    clis = tuple(
+        (cli, tuple(sorted(by_version, key=key)))
+        for cli, by_version in sorted(standing.items())
+        if len(by_version) > 1
+    )
+    wanted = {(standing[cli][version], cli): version for cli, order in clis for version in order}
+    cells: dict[str, dict[str, Step]] = {}
+    for result in results:
+        at = wanted.get((result.target, model_api.get(result.scenario, "")))
+        if at is not None:
+            cells.setdefault(result.scenario, {})[at] = _step(at, result)
+    order = dict(clis)
+    rows = []
+    for scenario in sorted(cells):
+        cli = model_api[scenario]
+        steps = tuple(cells[scenario][v] for v in order[cli] if v in cells[scenario])
+        changes = tuple(_change(a, b) for a, b in itertools.pairwise(steps))
+        rows.append(Row(scenario, cli, steps, changes))
+    return Drift(clis, tuple(rows))
+
+
+def _cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def markdown(found: Drift, modelled: Mapping[tuple[str, str, str], list[str]] | None = None) -> str:
+    """
+    drift.md: per CLI, the scenarios across its versions, then every change
+    between consecutive versions with both values; ``modelled`` gives, per
+    (cli, before, after), the reference models' profile entries that change
+    there, so each measured change can be read against the modelled ones.
+    """
+    lines = ["# Drift report: the real CLIs from one version to the next", ""]
+    if not found.clis:
+        lines.append("No CLI ran at several versions in this run; nothing to compare.")
+        return "\n".join(lines) + "\n"
+    lines += [
+        "Each model-api scenario on the real binaries at several versions of its CLI, "
+        "oldest first, and what changed between consecutive versions, on the "
+        "differential's projection: exit code, stderr, timeout, stdout line types, the "
+        "final result's decisive fields and every request that reached the fake.",
+    ]
+    for cli, order in found.clis:
+        rows = [row for row in found.rows if row.cli == cli]
+        lines += ["", f"## {cli}: {' → '.join(order)}", ""]
+        for before, after in itertools.pairwise(order):
+            changed = found.changed(cli, before, after)
+            lines.append(f"- {before} → {after}: {len(changed)} of {len(rows)} scenarios change")
+        lines += ["", "| scenario | " + " | ".join(order) + " |"]
+        lines.append("|---|" + "---|" * len(order))
+        for row in rows:
+            by_version = {step.version: step for step in row.steps}
+            cells = [_cell(by_version[v].summary()) if v in by_version else "" for v in order]
+            lines.append(f"| {row.scenario} | " + " | ".join(cells) + " |")
+        for before, after in itertools.pairwise(order):
+            lines += ["", f"### {cli} {before} → {after}", ""]
+            entries = (modelled or {}).get((cli, before, after), [])
+            if entries:
+                lines.append("Profile entries of the reference model that change here:")
+                lines += ["", *[f"- {entry}" for entry in entries], ""]
+            changed = found.changed(cli, before, after)
+            if not changed:
+                lines.append("No scenario's outcome changes.")
+            for row in changed:
+                change = next(c for c in row.changes if (c.before, c.after) == (before, after))
+                lines += ["", f"#### {row.scenario}", ""]
+                if change.not_comparable is not None:
+                    lines.append(f"Not comparable: {_cell(change.not_comparable)}")
+                    continue
+                lines.append("```diff")
+                for difference in change.differences:
+                    left, right = difference.shown()
+                    lines += [
+                        f"@@ {difference.at} @@",
+                        f"- {before}: {left}",
+                        f"+ {after}: {right}",
+                    ]
+                lines.append("```")
+    return "\n".join(lines) + "\n"
