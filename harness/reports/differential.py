@@ -240,12 +240,15 @@ def pairs(
         references = [r for r in mine if kinds.get(r.target) in REFERENCE_KINDS]
         for real in (r for r in mine if kinds.get(r.target) in REAL_KINDS):
             own = versions.get(real.target, {})
-            same_cli = [
-                r for r in references if versions.get(r.target, {}).get(cli) == own.get(cli)
-            ]
+            same_cli = [r for r in references if _same(versions.get(r.target, {}), own, cli)]
             same_all = [r for r in same_cli if versions.get(r.target, {}) == own]
             out += [compare(ref, real) for ref in same_all or same_cli]
     return tuple(sorted(out, key=lambda p: (p.scenario, p.reference, p.real)))
+
+
+def _same(one: Mapping[str, str], other: Mapping[str, str], cli: str) -> bool:
+    """Whether two targets run one version of ``cli`` (a target without versions runs any)."""
+    return cli not in one or cli not in other or one[cli] == other[cli]
 
 
 # -- the expectations file ----------------------------------------------------
