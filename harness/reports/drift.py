@@ -29,7 +29,12 @@ from harness.catalogue.versions import key
 from harness.reports.differential import Difference, differences, project
 from harness.seams.case import CaseResult
 from harness.seams.model_api.values import ModelApiOutcome
+from harness.systems.claude.profile import CLAUDE
+from harness.systems.profiles import CODEX, Table
 from harness.targets import REAL_KINDS
+
+#: The reference models' version profiles, by CLI.
+PROFILES: dict[str, Table] = {"claude": CLAUDE, "codex": CODEX}
 
 
 @dataclass(frozen=True)
@@ -103,6 +108,10 @@ class Drift:
         """The ``drift`` section of report.json (full values, not cut)."""
         return {
             "clis": {cli: list(versions) for cli, versions in self.clis},
+            "profile_changes": [
+                {"cli": cli, "from": before, "to": after, "rows": rows}
+                for (cli, before, after), rows in modelled(self).items()
+            ],
             "scenarios": [
                 {
                     "scenario": row.scenario,
@@ -197,12 +206,22 @@ def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
 
-def markdown(found: Drift, modelled: Mapping[tuple[str, str, str], list[str]] | None = None) -> str:
+def modelled(found: Drift) -> dict[tuple[str, str, str], list[str]]:
+    """Per (cli, before, after) of the drift, the profile rows that change there."""
+    return {
+        (cli, before, after): PROFILES[cli].changes(before, after)
+        for cli, order in found.clis
+        if cli in PROFILES
+        for before, after in itertools.pairwise(order)
+    }
+
+
+def markdown(found: Drift) -> str:
     """
     drift.md: per CLI, the scenarios across its versions, then every change
-    between consecutive versions with both values; ``modelled`` gives, per
-    (cli, before, after), the reference models' profile entries that change
-    there, so each measured change can be read against the modelled ones.
+    between consecutive versions with both values, after the rows of the
+    reference model's profile that change there, so each measured change
+    can be read against the modelled ones.
     """
     lines = ["# Drift report: the real CLIs from one version to the next", ""]
     if not found.clis:
@@ -228,7 +247,7 @@ def markdown(found: Drift, modelled: Mapping[tuple[str, str, str], list[str]] | 
             lines.append(f"| {row.scenario} | " + " | ".join(cells) + " |")
         for before, after in itertools.pairwise(order):
             lines += ["", f"### {cli} {before} → {after}", ""]
-            entries = (modelled or {}).get((cli, before, after), [])
+            entries = modelled(found).get((cli, before, after), [])
             if entries:
                 lines.append("Profile entries of the reference model that change here:")
                 lines += ["", *[f"- {entry}" for entry in entries], ""]
