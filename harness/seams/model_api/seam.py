@@ -201,6 +201,10 @@ class ModelApi:
         for name, value in vars(scenario.expect).items():
             if value != getattr(unset, name):  # what the case pins, is_error: false and 0 too
                 lines.append(f"  {name}: {value.text if isinstance(value, Json) else value}")
+        for rule in scenario.by_version:
+            broken = f", where {', '.join(rule.breaks)} do not hold" if rule.breaks else ""
+            lines.append(f"on {rule.cli} {rule.range.text}{broken} ({rule.because}):")
+            lines += [f"  {words}" for words in cast(ExpectationPatch, rule.patch).words()]
         return lines
 
 
