@@ -11,11 +11,13 @@ versions, compared on the differential's projection
 (`harness.reports.differential.project`), so a change here is exactly what a
 faithful model of the older version would have to do differently.
 
-Only real-kind targets count: the reference models at several versions are
-checked against their binaries by the differential, not here.  When two
-targets run the same version of the CLI (``real`` and
-``real:codex=0.171.0`` both run claude 2.1.328), the first by name stands
-for it.  Everything here is a pure function of results.
+The real binaries are what a drift is about; only for a CLI that no real
+target ran at several versions do the reference targets at several versions
+(``reference:claude=2.1.235`` beside ``reference``) stand in, and the report
+says the drift is then the profiles' prediction.  When two targets run the
+same version of the CLI (``real`` and ``real:codex=0.171.0`` both run claude
+2.1.328), the first by name stands for it.  Everything here is a pure
+function of results.
 """
 
 from __future__ import annotations
@@ -31,7 +33,11 @@ from harness.seams.case import CaseResult
 from harness.seams.model_api.values import ModelApiOutcome
 from harness.systems.claude.profile import CLAUDE
 from harness.systems.profiles import CODEX, Table
-from harness.targets import REAL_KINDS
+from harness.targets import REAL_KINDS, REFERENCE_KINDS
+
+#: Where a CLI's drift comes from: its real binaries, or (none ran at several
+#: versions) the reference models' profiles, what they predict.
+REAL, MODELLED = "real binaries", "reference models"
 
 #: The reference models' version profiles, by CLI.
 PROFILES: dict[str, Table] = {"claude": CLAUDE, "codex": CODEX}
@@ -91,6 +97,8 @@ class Drift:
     #: Each such CLI and its versions, oldest first.
     clis: tuple[tuple[str, tuple[str, ...]], ...] = ()
     rows: tuple[Row, ...] = ()
+    #: Per CLI, whose outcomes these are: `REAL` or `MODELLED`.
+    sources: tuple[tuple[str, str], ...] = ()
 
     def changed(self, cli: str, before: str, after: str) -> tuple[Row, ...]:
         """The scenarios of ``cli`` whose outcome changes from ``before`` to ``after``."""
@@ -108,6 +116,7 @@ class Drift:
         """The ``drift`` section of report.json (full values, not cut)."""
         return {
             "clis": {cli: list(versions) for cli, versions in self.clis},
+            "sources": dict(self.sources),
             "profile_changes": [
                 {"cli": cli, "from": before, "to": after, "rows": rows}
                 for (cli, before, after), rows in modelled(self).items()
@@ -175,17 +184,14 @@ def build(
     ``model_api`` maps each model-api scenario to its CLI, ``kinds`` and
     ``versions`` each target name to its kind and CLI versions.
     """
-    real = sorted(name for name, kind in kinds.items() if kind in REAL_KINDS)
-    # The target standing for each version of each CLI: the first by name.
     standing: dict[str, dict[str, str]] = {}
-    for name in real:
-        for cli, version in versions.get(name, {}).items():
-            standing.setdefault(cli, {}).setdefault(version, name)
-    clis = tuple(
-        (cli, tuple(sorted(by_version, key=key)))
-        for cli, by_version in sorted(standing.items())
-        if len(by_version) > 1
-    )
+    sources: dict[str, str] = {}
+    for source, family in ((REAL, REAL_KINDS), (MODELLED, REFERENCE_KINDS)):
+        found = _standing(sorted(n for n, k in kinds.items() if k in family), versions)
+        for cli, by_version in found.items():
+            if len(by_version) > 1 and cli not in standing:
+                standing[cli], sources[cli] = by_version, source
+    clis = tuple((cli, tuple(sorted(standing[cli], key=key))) for cli in sorted(standing))
     wanted = {(standing[cli][version], cli): version for cli, order in clis for version in order}
     cells: dict[str, dict[str, Step]] = {}
     for result in results:
@@ -199,7 +205,18 @@ def build(
         steps = tuple(cells[scenario][v] for v in order[cli] if v in cells[scenario])
         changes = tuple(_change(a, b) for a, b in itertools.pairwise(steps))
         rows.append(Row(scenario, cli, steps, changes))
-    return Drift(clis, tuple(rows))
+    return Drift(clis, tuple(rows), tuple(sorted(sources.items())))
+
+
+def _standing(
+    names: list[str], versions: Mapping[str, Mapping[str, str]]
+) -> dict[str, dict[str, str]]:
+    """Per CLI, each version the named targets run and the one standing for it (first by name)."""
+    out: dict[str, dict[str, str]] = {}
+    for name in names:
+        for cli, version in versions.get(name, {}).items():
+            out.setdefault(cli, {}).setdefault(version, name)
+    return out
 
 
 def _cell(text: str) -> str:
@@ -223,7 +240,7 @@ def markdown(found: Drift) -> str:
     reference model's profile that change there, so each measured change
     can be read against the modelled ones.
     """
-    lines = ["# Drift report: the real CLIs from one version to the next", ""]
+    lines = ["# Drift report: the CLIs from one version to the next", ""]
     if not found.clis:
         lines.append("No CLI ran at several versions in this run; nothing to compare.")
         return "\n".join(lines) + "\n"
@@ -235,7 +252,14 @@ def markdown(found: Drift) -> str:
     ]
     for cli, order in found.clis:
         rows = [row for row in found.rows if row.cli == cli]
-        lines += ["", f"## {cli}: {' → '.join(order)}", ""]
+        source = dict(found.sources).get(cli, REAL)
+        lines += ["", f"## {cli}: {' → '.join(order)} ({source})", ""]
+        if source == MODELLED:
+            lines += [
+                "No real binary of this CLI ran at several versions: these are the reference "
+                "model's profiles, what they predict the binaries do.",
+                "",
+            ]
         for before, after in itertools.pairwise(order):
             changed = found.changed(cli, before, after)
             lines.append(f"- {before} → {after}: {len(changed)} of {len(rows)} scenarios change")
