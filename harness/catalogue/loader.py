@@ -114,6 +114,8 @@ def _schema_problem(error: ValidationError) -> tuple[tuple[str | int, ...], str]
             return (*path, missing[0]), "required field is missing"
     if error.validator == "pattern":
         return path, f"{instance!r} does not match {expected!r}"
+    if error.validator == "not" and isinstance(schema.get("description"), str):
+        return path, schema["description"]  # a field refused here, and why
     message = error.message
     return path, message if len(message) <= 200 else message[:197] + "..."
 
