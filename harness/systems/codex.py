@@ -25,6 +25,7 @@ from typing import Any
 
 import httpx
 
+from harness.systems.profiles import CodexProfile
 from providers_fake.cli.base import Context
 from providers_fake.cli.codex import CLI, CodexRenderer, serde_message
 from providers_fake.cli.ids import Ids
@@ -76,6 +77,14 @@ def _request_body(model: str, prompt: str, schema: object) -> dict[str, object]:
     }
 
 
+def _headers(profile: CodexProfile) -> dict[str, str]:
+    """What a release sends beside the body: its name and version, and its encodings."""
+    headers = {"authorization": "Bearer x", "user-agent": profile.user_agent}
+    if profile.accept_encoding is not None:
+        headers["accept-encoding"] = profile.accept_encoding
+    return headers
+
+
 def _sse(lines: Iterator[str]) -> Iterator[dict[str, Any]]:
     data: list[str] = []
     for line in lines:
@@ -104,10 +113,12 @@ def run_codex(
     base_url: str = OPENAI_BASE_URL,
     seed: str = "reference",
     timeout: float | None = None,
+    version: str | None = None,
 ) -> CodexRun:
     """
     One ``codex exec --json --output-schema FILE -m MODEL PROMPT`` run; with
     ``timeout`` it is killed when that passes (what was printed stays, exit -9).
+    ``version`` picks the release modelled (`harness.systems.profiles.CODEX`).
     """
     try:
         schema_value = json.loads(schema)
@@ -133,7 +144,7 @@ def run_codex(
         renderer.event(name, None)
     body = _request_body(model, prompt, schema_value)
     url = base_url.rstrip("/") + "/responses"
-    headers = {"authorization": "Bearer x"}
+    headers = _headers(CodexProfile.of(version))
     killed = False
     try:
         with client.stream("POST", url, json=body, headers=headers, timeout=timeout) as response:

@@ -144,14 +144,26 @@ def adaptor_view(
     return view
 
 
-def run_reference(request: ModelApiRequest, script: ModelScript, seed: str) -> ModelApiOutcome:
-    """One run of the reference model of the CLI, in process, against a fresh fake."""
+def run_reference(
+    request: ModelApiRequest,
+    script: ModelScript,
+    seed: str,
+    versions: Mapping[str, str] | None = None,
+) -> ModelApiOutcome:
+    """
+    One run of the reference model of the CLI, in process, against a fresh
+    fake; ``versions`` picks each model's version profile (the pins by default).
+    """
     with tempfile.TemporaryDirectory(prefix="reference-cli-") as scratch:
-        return _run_reference(request, script, seed, Path(scratch))
+        return _run_reference(request, script, seed, Path(scratch), versions or {})
 
 
 def _run_reference(
-    request: ModelApiRequest, script: ModelScript, seed: str, workdir: Path
+    request: ModelApiRequest,
+    script: ModelScript,
+    seed: str,
+    workdir: Path,
+    versions: Mapping[str, str],
 ) -> ModelApiOutcome:
     import httpx  # noqa: PLC0415 - only the reference target needs them
     import respx  # noqa: PLC0415
@@ -167,7 +179,7 @@ def _run_reference(
     fake = ScriptedModelAPI(script)
     with respx.mock(assert_all_called=False) as router, httpx.Client() as client:
         install_respx(router, fake, base)
-        session = model(client, request, seed, workdir, fake)
+        session = model(client, request, seed, workdir, fake, version=versions.get(request.cli))
         files = realcli.workdir_files(workdir)
     run = session.run
     lines = parse_lines(run.stdout)
@@ -200,6 +212,8 @@ def _claude_session(
     seed: str,
     workdir: Path,
     fake: ScriptedModelAPI,
+    *,
+    version: str | None,
 ) -> _Session:
     from harness.systems.claude.loop import run_claude  # noqa: PLC0415
 
@@ -218,6 +232,7 @@ def _claude_session(
             allowed_tools=request.allowed_tools,
             cwd=workdir,
             timeout=request.timeout,
+            version=version,
         )
 
     conversation: tuple[dict[str, Any], ...] = ()
@@ -236,6 +251,8 @@ def _codex_session(
     seed: str,
     workdir: Path,
     fake: ScriptedModelAPI,
+    *,
+    version: str | None,
 ) -> _Session:
     from harness.systems.codex import run_codex  # noqa: PLC0415
 
@@ -247,5 +264,6 @@ def _codex_session(
         env=dict(request.env),
         seed=seed,
         timeout=request.timeout,
+        version=version,
     )
     return _Session(run)

@@ -38,7 +38,7 @@ from harness.seams.model_api.expect import (
 from harness.seams.model_api.run import model_script, run_case, run_reference
 from harness.seams.model_api.values import ModelApiOutcome, ModelApiRequest, request_of, show_value
 from harness.systems import sandbox
-from harness.targets import AgentBinary, Target
+from harness.targets import AgentBinary, Target, versions_of
 from harness.targets.protocol import Skipped
 from providers_fake.api import Script as ModelScript
 from providers_fake.api import ScriptError
@@ -152,7 +152,7 @@ class ModelApi:
             binary = target.binary(request.cli)
             return run_case(request, model_script(scenario), binary, confine=confine)
         # The reference targets answer with the reference models of the CLIs.
-        return run_reference(request, model_script(scenario), scenario.id)
+        return run_reference(request, model_script(scenario), scenario.id, versions_of(target))
 
     def compare(self, expect: object, actual: seams.SeamOutcome) -> tuple[Mismatch, ...]:
         return compare(cast(ModelApiExpectation, expect), cast(ModelApiOutcome, actual))

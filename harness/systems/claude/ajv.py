@@ -81,17 +81,22 @@ def _cut(text: str, limit: int) -> str:
     return text[:limit] + "\u2026" if len(text) > limit else text
 
 
-def _rendered(error: jsonschema.ValidationError) -> list[str]:
+def _rendered(error: jsonschema.ValidationError, params: bool = True) -> list[str]:
     """
     ``PATH: MESSAGE`` as the CLI words it: Ajv's message plus the detail the CLI
-    adds (the extra property's name, the length it got, the allowed values).
-    Ajv reports each extra property on its own, where jsonschema groups them.
+    adds (the extra property's name, the length it got, the allowed values),
+    which releases before 2.1.260 leave out (``params``, B-02).  Ajv reports
+    each extra property on its own, where jsonschema groups them.
     """
     head = f"{_instance_path(error)}: {_ajv_message(error)}"
     keyword, instance = error.validator, error.instance
     if keyword == "additionalProperties" and isinstance(instance, dict):
         extras = _extra_properties(error.schema, instance)
+        if not params:
+            return [head for _ in extras] or [head]
         return [f"{head} ('{_cut(name, NAME_LIMIT)}' is not allowed)" for name in extras] or [head]
+    if not params:
+        return [head]
     if keyword in {"minLength", "maxLength"} and isinstance(instance, str):
         return [f"{head} (got {len(instance)})"]
     if keyword in {"minItems", "maxItems"} and isinstance(instance, list):
@@ -115,15 +120,39 @@ def _extra_properties(schema: object, instance: dict[str, Any]) -> list[str]:
     ]
 
 
-def validation_errors(schema: Mapping[str, Any], value: Any) -> list[str]:
-    """Every error, as ``PATH: MESSAGE``, in Ajv's order; ``format`` is not enforced."""
+def validation_errors(
+    schema: Mapping[str, Any],
+    value: Any,
+    *,
+    params: bool = True,
+    multiple_of_precision: int | None = 6,
+) -> list[str]:
+    """
+    Every error, as ``PATH: MESSAGE``, in Ajv's order; ``format`` is not
+    enforced.  With ``multiple_of_precision`` a quotient within that many
+    decimals of an integer is a multiple, as Ajv's option of that name makes
+    it (the CLI sets 6 from 2.1.287, B-16); without it the quotient must be
+    an integer exactly.
+    """
     validator_class = jsonschema.validators.validator_for(schema, jsonschema.Draft7Validator)
     # An empty registry: a reference outside the document is never fetched.
     errors = list(validator_class(schema, registry=Registry()).iter_errors(value))
+    if multiple_of_precision is not None:
+        errors = [e for e in errors if not _near_multiple(e, multiple_of_precision)]
     errors.sort(
         key=lambda e: _RANK.get(str(e.relative_schema_path[0]), 4) if e.relative_schema_path else 4
     )
-    return [line for error in errors for line in _rendered(error)]
+    return [line for error in errors for line in _rendered(error, params)]
+
+
+def _near_multiple(error: jsonschema.ValidationError, precision: int) -> bool:
+    instance, step = error.instance, error.validator_value
+    if error.validator != "multipleOf" or not isinstance(instance, (int, float)):
+        return False
+    if not isinstance(step, (int, float)) or isinstance(instance, bool):
+        return False
+    quotient = instance / step
+    return bool(abs(round(quotient) - quotient) <= 10.0**-precision)
 
 
 def as_object(value: object) -> dict[str, Any]:
@@ -139,9 +168,17 @@ def as_object(value: object) -> dict[str, Any]:
     return {}
 
 
-def check_output(schema: Mapping[str, Any], value: object) -> str | None:
+def check_output(
+    schema: Mapping[str, Any],
+    value: object,
+    *,
+    params: bool = True,
+    multiple_of_precision: int | None = 6,
+) -> str | None:
     """The tool_result error for a StructuredOutput input, None when it is accepted."""
-    problems = validation_errors(schema, as_object(value))
+    problems = validation_errors(
+        schema, as_object(value), params=params, multiple_of_precision=multiple_of_precision
+    )
     if not problems:
         return None
     return "Output does not match required schema: " + ", ".join(problems)

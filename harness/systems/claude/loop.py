@@ -39,6 +39,7 @@ a tool the run may not use is refused with an error tool_result.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -48,8 +49,10 @@ from typing import Any, cast
 
 import httpx
 
+from harness.systems.claude import profile as versions
 from harness.systems.claude import strict, wire
 from harness.systems.claude.ajv import check_output
+from harness.systems.claude.profile import ClaudeProfile
 from providers_fake.cli.base import Context
 from providers_fake.cli.claude import data
 from providers_fake.cli.claude.render import CLI, ClaudeRenderer
@@ -73,8 +76,6 @@ MAX_API_RETRIES = 10
 OVERLOADS_BEFORE_FALLBACK = 3
 #: Times a stream broken after prose only is resumed before the run gives up.
 MIDSTREAM_RESUMES = 3
-#: Requests made in all when the API answers the Foundry "structured_outputs" 400.
-FOUNDRY_REQUESTS = 6
 FOUNDRY_WORDING = "structured_outputs not supported"
 STRICT_GATE = "tengu_structured_output_strict"
 
@@ -122,6 +123,8 @@ class _Settings:
     gateway: str = "<fake-api>"
     #: When the caller kills the run (``time.monotonic()``), if it ever does.
     deadline: float | None = None
+    #: What differs in the release modelled (`harness.systems.claude.profile`).
+    profile: ClaudeProfile = field(default_factory=ClaudeProfile.of)
 
 
 @dataclass
@@ -156,6 +159,10 @@ class _Loop:
         self.history: list[dict[str, Any]] = []
         #: The deployment said it has no structured outputs: strict is stripped from now on.
         self.foundry_gap = False
+        self.profile = settings.profile
+        self.answers = 0  # complete answers this run (what the token notes count, B-14)
+        self.tokens_left: int | None = None  # the token notes' figure, fixed by the first
+        self.accepted: tuple[object] | None = None  # the last accepted input (B-10)
 
     def event(self, name: str, arg: object = None) -> None:
         self.renderer.event(name, arg)
@@ -180,6 +187,7 @@ class _Loop:
         self.event("init")
         while True:
             tool = self.tool(schema)
+            self.token_note()
             body = wire.request_body(
                 turn.model, turn.effort, prompt, self.history, tool, self.resumed
             )
@@ -228,7 +236,7 @@ class _Loop:
             if tool.get("strict") is True:
                 self.foundry_gap = True  # remembered; the retry goes without strict
                 return True
-            if turn.foundry < FOUNDRY_REQUESTS - 1:
+            if turn.foundry < len(self.profile.bad_request_retries):
                 turn.foundry += 1
                 return True
         budget = MAX_API_RETRIES - turn.cuts
@@ -246,9 +254,26 @@ class _Loop:
 
     def resume(self, notice: str) -> bool:
         """Ask the model to go on where its answer was cut; the run goes on."""
-        self.event("enforce_reminder", notice)
-        self.history.append({"role": "user", "content": notice})
+        if self.profile.shows_recovery_notes:  # B-06
+            self.event("enforce_reminder", notice)
+        self.history.append({"role": "user", "content": versions.wrapped(self.profile, notice)})
         return False
+
+    def token_note(self) -> None:
+        """
+        Before a request, the system message releases before 2.1.314 add after
+        tool results, and after a resumed turn's prompt (B-14), its figure fixed
+        by the first one: the budget less the last answer's tokens.
+        """
+        last = self.history[-1] if self.history else None
+        after_prompt = last is None and bool(self.resumed)
+        results = last is not None and last["role"] == "user" and wire.has_tool_results(last)
+        if not self.profile.token_notes or not (after_prompt or results):
+            return
+        if self.tokens_left is None:
+            spent = data.INPUT_TOKENS + data.OUTPUT_TOKENS if self.answers else 0
+            self.tokens_left = versions.TOKEN_BUDGET - spent
+        self.history.append(versions.token_note(self.tokens_left))
 
     def overloaded(self, response: httpx.Response) -> bool:
         """Three 529s and no fallback model: the run ends with the CLI's own words."""
@@ -273,6 +298,7 @@ class _Loop:
             self.event("api_retry", {"attempt": turn.cuts, "status": None})
             return False
         turn.failures = turn.overloads = 0
+        self.answers += 1
         mark = len(self.history)
         outcome = self.answered(answer, schema)
         if answer.stop_reason == "refusal":
@@ -289,7 +315,8 @@ class _Loop:
                 turn.cut_offs += 1  # likewise after the output token limit
                 return self.resume(data.MAX_TOKENS_NOTICE)
             extra = {"api_error": "max_output_tokens", "api_error_params": {"cut": "output_limit"}}
-            message = {"text": data.MAX_TOKENS_ERROR, "error": "max_output_tokens", "extra": extra}
+            text = versions.max_tokens_error(self.profile, turn.model)
+            message = {"text": text, "error": "max_output_tokens", "extra": extra}
             self.event("api_error_message", message)
             self.event("result", {"is_error": True})
             return True
@@ -299,15 +326,14 @@ class _Loop:
             self.history.append({"role": "user", "content": data.NO_OUTPUT_NOTICE})
             return False
         if outcome == "accepted":
+            after_call: dict[str, object] = {}
             if answer.midstream_error:
                 self.event("api_error_message")
-            self.event("result", {})
+                after_call = _AFTER_CALL.get(self.profile.midstream_after_call, {})  # B-11
+            self.event("result", after_call)
             return True
         if outcome == "rejected":
-            if self.attempts() + turn.retracted < turn.allowed:
-                return False
-            self.event("result", {"subtype": "error_max_structured_output_retries"})
-            return True
+            return self.rejected(turn)
         if outcome == "working":
             return False
         if not turn.reminded:
@@ -321,17 +347,46 @@ class _Loop:
         self.event("result", exhausted if turn.retracted else {})
         return True
 
+    def rejected(self, turn: _Turn) -> bool:
+        """A rejected call: the model is asked again, or the attempts are used up."""
+        if self.attempts() + turn.retracted < turn.allowed:
+            return False
+        self.event("result", self.exhausted(turn))
+        return True
+
+    def exhausted(self, turn: _Turn) -> dict[str, object]:
+        """The result when the attempts are used up; before 2.1.260 it quotes no error (B-03)."""
+        fields: dict[str, object] = {"subtype": "error_max_structured_output_retries"}
+        if not self.profile.exhaustion_names_last_error:
+            attempts = f"after {turn.allowed} attempts"
+            fields["errors"] = [f"Failed to provide valid structured output {attempts}"]
+        return fields
+
     def refused(self, turn: _Turn, answer: wire.Answer, outcome: str, mark: int) -> bool:
         """A ``refusal`` stop: continued once, retried on an armed fallback, or the end."""
         target = self.settings.refusal_fallback
-        if not turn.continued and outcome != "accepted" and target is None:
+        once = self.profile.refusal_continues  # B-09
+        if once and not turn.continued and outcome != "accepted" and target is None:
             turn.continued = True  # once per turn, with a note to the model
-            self.event("refusal_continue", {"message_id": answer.message_id})
-            self.note(data.REFUSAL_NOTICE)
+            notice = self.profile.refusal_notice
+            self.event("refusal_continue", {"message_id": answer.message_id, "notice": notice})
+            self.note(versions.wrapped(self.profile, data.REFUSAL_NOTICE))
             return False
         if target is None or target == turn.model:
-            self.event("refusal", {"message_id": answer.message_id, "model": turn.model})
-            self.event("result", {"refused": True})
+            text = versions.refusal_text(self.profile, turn.model, answer.message_id)
+            fields = {"message_id": answer.message_id, "model": turn.model, "text": text}
+            self.event("refusal", fields)
+            if not once and outcome == "rejected":
+                # Releases that end at a refusal still answer the call's tool error, and
+                # the loop goes on as after any rejection (probed on 2.1.235); the refusal
+                # is then no longer the run's end, so the renderer must not end on it.
+                state = self.renderer.state
+                state.refused, state.synthetic = None, False
+                return self.rejected(turn)
+            ended: dict[str, object] = {"refused": True}
+            if self.profile.refusal_keeps_object and self.accepted is not None:  # B-10
+                ended["structured_output"] = self.accepted[0]
+            self.event("result", ended)
             return True
         turn.retracted += self.retract(mark, turn.model, target)
         turn.model = target
@@ -427,8 +482,14 @@ class _Loop:
                         "input": block["input"],
                     }
                 )
-                error = check_output(schema, block["input"])
+                error = versions.input_type_error(self.profile, block["input"]) or check_output(
+                    schema,
+                    block["input"],
+                    params=self.profile.feedback_params,
+                    multiple_of_precision=self.profile.multiple_of_precision,
+                )
                 if error is None:
+                    self.accepted = (block["input"],)
                     self.event("structured_output", block["input"])
                     results.append(
                         {
@@ -458,6 +519,18 @@ class _Loop:
         return outcome
 
 
+#: How a run ends after an SSE error that followed a complete, accepted call (B-11).
+_AFTER_CALL: dict[str, dict[str, object]] = {
+    "error": {
+        "is_error": True,
+        "result": data.MIDSTREAM_ERROR,
+        "stop_reason": "stop_sequence",
+        "terminal_reason": "completed",
+    },
+    "success_early": {"stop_reason": "stop_sequence"},
+}
+
+
 def _retryable(status: int) -> bool:
     return status in (408, 409, 429) or status >= 500
 
@@ -479,6 +552,7 @@ def run_claude(
     allowed_tools: Sequence[str] = (),
     cwd: Path | None = None,
     timeout: float | None = None,
+    version: str | None = None,
 ) -> ClaudeRun:
     """
     One ``claude -p`` run against the model API behind ``client``.
@@ -490,6 +564,9 @@ def run_claude(
     CLI: what was printed stays, the exit code is -9.
     """
     env = dict(env or {})
+    profile = ClaudeProfile.of(version)
+    if versions.sends_connectivity_check(profile, env):  # before anything else (B-01)
+        _connectivity_check(client, base_url)
     argv = ["-p", prompt, "--json-schema", schema, "--output-format", output_format]
     if verbose or (verbose is None and output_format == "stream-json"):
         argv.append("--verbose")
@@ -498,6 +575,8 @@ def run_claude(
     parsed = CLI.parse(argv)
     out = Output()
     refusal = CLI.refusal(parsed, None, prompt)
+    if refusal is not None and not profile.refuses_async and ASYNC_REFUSED in refusal[0]:
+        refusal = None  # releases before 2.1.260 take an $async schema (B-05)
     if refusal is not None:
         message, status = refusal
         return ClaudeRun(status, b"", message)
@@ -513,6 +592,8 @@ def run_claude(
         json_shape=None,
     )
     renderer = ClaudeRenderer(ctx)
+    if parsed.text("model") is None:
+        renderer.model = profile.default_model  # B-07
     settings = _Settings(
         env,
         fallback_model,
@@ -522,6 +603,7 @@ def run_claude(
         tuple(allowed_tools),
         cwd,
         deadline=None if timeout is None else time.monotonic() + timeout,
+        profile=profile,
     )
     loop = _Loop(client, base_url, renderer, settings)
     try:
@@ -538,3 +620,13 @@ def run_claude(
 def _stream(out: Output, name: str) -> bytes:
     parts = [chunk[-1] for chunk in out.chunks if chunk[0] == name]
     return b"".join(part for part in parts if isinstance(part, bytes))
+
+
+#: The words of the CLI's refusal of an ``$async`` schema (B-05).
+ASYNC_REFUSED = "$async schemas are not supported"
+
+
+def _connectivity_check(client: httpx.Client, base_url: str) -> None:
+    """``HEAD /api/hello``, whose answer the CLI never reads (B-01)."""
+    with contextlib.suppress(httpx.HTTPError):
+        client.head(base_url.rstrip("/") + "/api/hello", timeout=10.0)

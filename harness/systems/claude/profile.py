@@ -12,9 +12,11 @@ are exact where both neighbouring releases were run; versions never published
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from harness.systems.profiles import Table, entry
+from providers_fake.cli.claude import data
 
 _B = "docs/versions.md"
 
@@ -335,3 +337,77 @@ class ClaudeProfile:
 
 #: The output tokens a model the profile does not list gets (B-08).
 DEFAULT_CEILING = 64000
+
+
+#: The support article a refusal names, per model (B-09: model facts, not release ones).
+REFUSAL_ARTICLES = {"claude-opus-5": "16049681", "claude-opus-5-5": "8106465"}
+#: The variables under which the CLI skips its connectivity check (B-01, from the binary).
+NO_PRECONNECT = (
+    "HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy",
+    "ANTHROPIC_UNIX_SOCKET", "CLAUDE_CODE_CLIENT_CERT", "CLAUDE_CODE_CLIENT_KEY",
+    "CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX", "CLAUDE_CODE_USE_FOUNDRY",
+)  # fmt: skip
+#: The context budget the token notes count down from (B-14).
+TOKEN_BUDGET = 15_000_000
+
+
+def sends_connectivity_check(profile: ClaudeProfile, env: Mapping[str, str]) -> bool:
+    """Whether the run starts with ``HEAD /api/hello`` (B-01)."""
+    return profile.preconnect and not any(env.get(name) for name in NO_PRECONNECT)
+
+
+def model_name(profile: ClaudeProfile, model: str) -> str:
+    """How messages name a model: the default one runs with the 1M-context beta on old releases."""
+    name = data.display_name(model)
+    return profile.display_name(name) if model == profile.default_model else name
+
+
+def refusal_text(profile: ClaudeProfile, model: str, message_id: str) -> str:
+    """The synthetic message a refusal ends the run with, as the release words it (B-09)."""
+    text = data.refusal_text(model, message_id)
+    name, shown = data.display_name(model), model_name(profile, model)
+    text = text.replace(name, shown)
+    article = REFUSAL_ARTICLES.get(model, REFUSAL_ARTICLES[DEFAULT_MODEL])
+    text = text.replace(f"articles/{REFUSAL_ARTICLES[DEFAULT_MODEL]}", f"articles/{article}")
+    if not profile.refusal_continues:  # the releases that end at once name no message
+        text = text.removesuffix(f"\n\nMessage ID: {message_id}")
+    return text
+
+
+def max_tokens_error(profile: ClaudeProfile, model: str) -> str:
+    """The run's end after four answers cut by the output limit, naming the model's ceiling."""
+    return data.MAX_TOKENS_ERROR.replace("128000", str(profile.output_ceiling(model)))
+
+
+def wrapped(profile: ClaudeProfile, text: str) -> str:
+    """A recovery or refusal note as it goes on the wire (B-15)."""
+    return f"<system-reminder>\n{text}\n</system-reminder>" if profile.wraps_notes else text
+
+
+def token_note(tokens_left: int) -> dict[str, object]:
+    """The system message older releases add after tool results (B-14)."""
+    return {"role": "system", "content": f"<total_tokens>{tokens_left} tokens left</total_tokens>"}
+
+
+def input_type_error(profile: ClaudeProfile, value: object) -> str | None:
+    """
+    The generic tool-input check of releases before 2.1.260 (B-04): a
+    StructuredOutput input that is an array, a string, a number or a boolean is
+    refused before the schema is consulted, naming its JSON type; ``null``
+    passes and is validated as ``{}`` (probed on 2.1.235).
+    """
+    if not profile.checks_input_type or value is None or isinstance(value, dict):
+        return None
+    kind = _JSON_TYPES.get(type(value), "object")
+    return (
+        "<tool_use_error>InputValidationError: StructuredOutput failed due to the following "
+        f"issue:\nThe parameter `` type is expected as `object` but provided as `{kind}`"
+        "</tool_use_error>"
+    )
+
+
+_JSON_TYPES: dict[type, str] = {
+    list: "array", str: "string", int: "number", float: "number", bool: "boolean",
+}  # fmt: skip
+#: The pinned default model, whose article ``data.refusal_text`` names.
+DEFAULT_MODEL = data.DEFAULT_MODEL

@@ -177,6 +177,12 @@ def bash(command: str, cwd: Path, env: Mapping[str, str]) -> tuple[str, bool]:
     return output, done.exit_code != 0
 
 
+def has_tool_results(message: dict[str, Any]) -> bool:
+    """Whether a message carries tool results (after which older releases add a token note)."""
+    content = message.get("content")
+    return isinstance(content, list) and any(b.get("type") == "tool_result" for b in content)
+
+
 def calls(messages: Sequence[dict[str, Any]]) -> int:
     return sum(
         1

@@ -44,7 +44,7 @@ def refusal(renderer: ClaudeRenderer, fields: dict[str, object]) -> None:
             "session_id": renderer.session_id,
         }
     )
-    text = data.refusal_text(model, message_id)
+    text = str_field("refusal", fields, "text", data.refusal_text(model, message_id))
     record = renderer.synthetic_record(text, "invalid_request")
     message = record["message"]
     if isinstance(message, dict):
@@ -61,18 +61,23 @@ def refusal(renderer: ClaudeRenderer, fields: dict[str, object]) -> None:
 def refusal_continue(renderer: ClaudeRenderer, fields: dict[str, object]) -> None:
     """A refusal stop the CLI continues from once, telling the model why."""
     message_id = str_field("refusal_continue", fields, "message_id", "msg_0")
+    notice = fields.get("notice", True)
+    if not isinstance(notice, bool):
+        raise ScriptError("event 'refusal_continue': 'notice' must be a boolean")
     renderer._close_message()
     name = data.display_name(renderer.model)
-    renderer.emit(
-        {
-            "type": "system",
-            "subtype": "informational",
-            "content": f"{name}'s safeguards stopped the response above \u00b7 {data.CONTINUING}",
-            "level": "notice",
-            "uuid": renderer.ids.uuid4(),
-            "session_id": renderer.session_id,
-        }
-    )
+    said = f"{name}'s safeguards stopped the response above \u00b7 {data.CONTINUING}"
+    if notice:  # the releases that continue but print no notice leave it out
+        renderer.emit(
+            {
+                "type": "system",
+                "subtype": "informational",
+                "content": said,
+                "level": "notice",
+                "uuid": renderer.ids.uuid4(),
+                "session_id": renderer.session_id,
+            }
+        )
     record = renderer.reminder_record(data.REFUSAL_NOTICE)
     record["refused_message_id"] = message_id
     renderer.emit(record)
