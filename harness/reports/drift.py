@@ -11,8 +11,8 @@ versions, compared on the differential's projection
 (`harness.reports.differential.project`), so a change here is exactly what a
 faithful model of the older version would have to do differently.
 
-The real binaries are what a drift is about; only for a CLI that no real
-target ran at several versions do the reference targets at several versions
+The real binaries are what a drift is about; only in a run without any
+real target do the reference targets at several versions
 (``reference:claude=2.1.235`` beside ``reference``) stand in, and the report
 says the drift is then the profiles' prediction.  When two targets run the
 same version of the CLI (``real`` and ``real:codex=0.171.0`` both run claude
@@ -186,11 +186,13 @@ def build(
     """
     standing: dict[str, dict[str, str]] = {}
     sources: dict[str, str] = {}
-    for source, family in ((REAL, REAL_KINDS), (MODELLED, REFERENCE_KINDS)):
-        found = _standing(sorted(n for n, k in kinds.items() if k in family), versions)
-        for cli, by_version in found.items():
-            if len(by_version) > 1 and cli not in standing:
-                standing[cli], sources[cli] = by_version, source
+    real = sorted(n for n, k in kinds.items() if k in REAL_KINDS)
+    # The profiles' prediction stands in only in a run without any real binary.
+    models = sorted(n for n, k in kinds.items() if k in REFERENCE_KINDS)
+    names, source = (real, REAL) if real else (models, MODELLED)
+    for cli, by_version in _standing(names, versions).items():
+        if len(by_version) > 1:
+            standing[cli], sources[cli] = by_version, source
     clis = tuple((cli, tuple(sorted(standing[cli], key=key))) for cli in sorted(standing))
     wanted = {(standing[cli][version], cli): version for cli, order in clis for version in order}
     cells: dict[str, dict[str, Step]] = {}

@@ -304,7 +304,7 @@ class _Loop:
         if answer.stop_reason == "refusal":
             return self.refused(turn, answer, outcome, mark)
         if answer.midstream_error and outcome == "prose":
-            if turn.resumes < MIDSTREAM_RESUMES:
+            if turn.resumes < MIDSTREAM_RESUMES and self.profile.resumes_broken_prose:  # B-22
                 turn.resumes += 1  # the model is asked to pick up where the stream broke
                 return self.resume(data.CUT_OFF_NOTICE)
             self.event("api_error_message")
@@ -612,7 +612,7 @@ def run_claude(
         stdout = _stream(out, "stdout")
         return ClaudeRun(KILLED, stdout, _stream(out, "stderr").decode(), timed_out=True)
     prompted = wire.asked(prompt, resumed=bool(resumed))
-    conversation = wire.closed([*resumed, prompted, *loop.history])
+    conversation = wire.closed([*resumed, prompted, *loop.history], profile.continue_note)
     stdout, stderr = _stream(out, "stdout"), _stream(out, "stderr").decode()
     return ClaudeRun(renderer.finish(), stdout, stderr, tuple(conversation))
 

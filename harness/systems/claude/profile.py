@@ -279,6 +279,31 @@ CLAUDE = Table(
             f"B-15 ({_B}): 2.1.331 wraps them in <system-reminder> on the wire",
         ),
         entry(
+            "resumes_broken_prose",
+            "<2.1.246",
+            False,
+            f"B-22 ({_B}): prose cut by an SSE error ends the run at once up to 2.1.245",
+        ),
+        entry(
+            "resumes_broken_prose",
+            ">=2.1.246",
+            True,
+            f"B-22 ({_B}): from 2.1.246 the model is asked to resume, up to three times",
+        ),
+        entry(
+            "continue_note",
+            "<2.1.281",
+            True,
+            f"B-23 ({_B}): a turn that ended on a tool result is resumed with "
+            "'Continue from where you left off.' beside it, up to 2.1.280",
+        ),
+        entry(
+            "continue_note",
+            ">=2.1.281",
+            False,
+            f"B-23 ({_B}): no such text from 2.1.281",
+        ),
+        entry(
             "multiple_of_precision",
             "<2.1.287",
             None,
@@ -319,6 +344,8 @@ class ClaudeProfile:
     token_notes: bool
     wraps_notes: bool
     multiple_of_precision: int | None
+    resumes_broken_prose: bool
+    continue_note: bool
 
     @classmethod
     def of(cls, version: str | None = None) -> ClaudeProfile:
