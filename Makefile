@@ -10,9 +10,15 @@ NODE_EXAMPLE    := examples/node-adaptor
 NODE_STAMP      := $(NODE_EXAMPLE)/node_modules/.installed
 SDK_CODEX       := examples/sdk-shims/codex-sdk
 SDK_CODEX_STAMP := $(SDK_CODEX)/node_modules/.installed
+# Releases of the real CLIs beside the pinned pair, installed on demand: the one
+# seed 004 describes and the newest published (docs/versions.md); with several
+# releases of claude the reports include drift.md and clauses by version.
+VERSIONS := --target 'real:claude=2.1.235' \
+            --target 'real:claude=2.1.332,codex=0.171.0'
 # Targets beside the reference: adaptors we did not write, each with a baseline.
 TARGETS := --target reference \
            --target real \
+           $(VERSIONS) \
            --target "node-example=cmd:node $(NODE_EXAMPLE)/adaptor.mjs" \
            --target "claude-agent-sdk=cmd:$(BIN)/python examples/sdk-shims/claude_agent_sdk_shim.py" \
            --target "codex-sdk=cmd:node $(SDK_CODEX)/shim.mjs"

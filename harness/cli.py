@@ -158,6 +158,7 @@ def baseline(args: argparse.Namespace) -> int:
     from harness.seams import RunOptions, case  # noqa: PLC0415
 
     target = targets.create(args.target)
+    targets.prepare(target)
     if engine.baseline_path(Path("baselines"), target.name) is None:
         print(f"harness: give the target a short name: NAME={args.target}", file=sys.stderr)
         return 2

@@ -301,6 +301,11 @@ class _Loop:
         self.answers += 1
         mark = len(self.history)
         outcome = self.answered(answer, schema)
+        if self.answers == 1 and self.profile.billing_notice:
+            # B-12: the binary prints it while the first answer streams; its place among
+            # the lines depends on timing, here it follows the first answer's lines.
+            text = versions.BILLING_NOTICE.format(gateway=self.settings.gateway)
+            self.event("notice", {"text": text, "level": "warning"})
         if answer.stop_reason == "refusal":
             return self.refused(turn, answer, outcome, mark)
         if answer.midstream_error and outcome == "prose":

@@ -374,6 +374,15 @@ NO_PRECONNECT = (
     "ANTHROPIC_UNIX_SOCKET", "CLAUDE_CODE_CLIENT_CERT", "CLAUDE_CODE_CLIENT_KEY",
     "CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX", "CLAUDE_CODE_USE_FOUNDRY",
 )  # fmt: skip
+#: The notice of 2.1.285-2.1.301 to a session whose requests go through a gateway (B-12).
+BILLING_NOTICE = (
+    "We're changing auto mode to no longer charge for classifier requests in Claude Code. "
+    "However, this session isn't eligible because your requests go through {gateway}, which "
+    "isn't compatible with this update. Nothing breaks: auto mode keeps working, and its "
+    "classifier requests are billed as before. To fix it and access the new version of auto "
+    "mode, ask your gateway to implement: "
+    "https://code.claude.com/docs/en/auto-mode-classifier-billing"
+)
 #: The context budget the token notes count down from (B-14).
 TOKEN_BUDGET = 15_000_000
 

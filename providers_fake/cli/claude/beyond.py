@@ -182,3 +182,27 @@ def thinking(renderer: ClaudeRenderer, fields: dict[str, object]) -> None:
     block: dict[str, object] = {"type": "thinking", "thinking": text, "signature": signature}
     extra: dict[str, object] = {"thinking_duration_ms": 1, "thinking_display": "updates"}
     renderer._assistant_block(block, extra)
+
+
+def notice(renderer: ClaudeRenderer, fields: dict[str, object]) -> None:
+    """
+    A notice of the CLI's own (``{text, level}``), not of the conversation: a
+    system/informational line in stream-json, a line on stderr otherwise.
+    """
+    text = str_field("notice", fields, "text", "")
+    if renderer.mode != "stream-json":
+        renderer.out.stderr((text + "\n").encode())
+        return
+    renderer._close_message()
+    renderer.emit(
+        {
+            "type": "system",
+            "subtype": "informational",
+            "content": text,
+            "isMeta": False,
+            "level": str_field("notice", fields, "level", "warning"),
+            "timestamp": renderer.ids.iso(),
+            "uuid": renderer.ids.uuid4(),
+            "session_id": renderer.session_id,
+        }
+    )
