@@ -471,3 +471,24 @@ def test_clauses_hold_or_not_per_version(catalogue: loader.Loaded) -> None:
     )
     assert "## Clauses that do not hold on every version" in render.catalogue(report)
     assert "- `real:claude=2.1.235` (real): claude 2.1.235" in render.matrix(report)
+
+
+# -- the catalogue on the profiles of other releases -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    "spec", ["reference-inproc:claude=2.1.235", "reference-inproc:claude=2.1.332,codex=0.171.0"]
+)
+def test_the_profiles_meet_the_catalogue_at_their_releases(
+    catalogue: loader.Loaded, spec: str
+) -> None:
+    """Every model-api scenario, with its rules for the release, on that release's profile."""
+    from harness.seams import RunOptions  # noqa: PLC0415
+    from harness.seams.case import execute  # noqa: PLC0415
+
+    target = targets.create(spec)
+    scenarios = [s for s in catalogue.scenarios if s.seam is Seam.MODEL_API]
+    results = [execute(s, target, RunOptions(allow_exec=True)) for s in scenarios]
+    failing = [f"{r.scenario}: {r.status} {r.reason or ''} {r.mismatches}" for r in results
+               if r.status not in {"passed", "skipped"}]  # fmt: skip
+    assert failing == []
