@@ -3,7 +3,9 @@ Comparison of an outcome with a scenario's expectation.
 
 Only the fields an expectation names are checked.  The result is a tuple of
 `Mismatch` values, each naming the field with what was expected and what
-came back, which the reports render as a diff.
+came back, which the reports render as a diff.  Every seam compares values
+with `json_equal`, so a verdict means the same on each: JSON-exact, never
+Python's ``==``.
 """
 
 from __future__ import annotations
@@ -37,10 +39,53 @@ def show(value: Any) -> str:
     return canonical(value)
 
 
-def _diag_matches(want: DiagnosticExpectation, got: Diagnostic) -> bool:
-    if want.path != got.path:
+def json_equal(want: Any, got: Any) -> bool:
+    """
+    Whether two JSON values are the same JSON, the one comparison every
+    expectation field of every seam uses.
+
+    Python's ``==`` is wrong for a verdict in three ways, each a way an
+    implementation can corrupt a value unnoticed: ``True == 1``, ``1 == 1.0``
+    and ``{"a": 1} == {"a": True}``.  Here a boolean equals only a boolean, a
+    string only a string, ``null`` only ``null``, and numbers are compared
+    within their kind:
+
+    - *Integers* are what an integer literal parses to (no fraction, no
+      exponent).  The harness parses every value it reads (an adaptor's
+      answer, a CLI's stdout, a service's body, the scenario YAML) with
+      Python's ``json`` module or the YAML loader, both of which give an
+      arbitrary-precision ``int`` for such a literal, so integers compare
+      exactly at any size (9007199254740993 is not 9007199254740992).
+    - *Other numbers* (``1.0``, ``2.5``, ``1e3``) parse to ``float`` and
+      compare by value, so ``1.0`` equals ``1.00`` and ``1e3`` equals
+      ``1000.0``: the text of a fraction is not carried past the parser,
+      only its kind and value.  An integer never equals a float, even of
+      the same value: ``1`` and ``1.0`` are different JSON texts of different
+      kinds, and a target that turns one into the other has changed the
+      value it was given (a faithful JavaScript adaptor prints ``1.0`` as
+      ``1``, which is why no scenario expects a float with an integral value
+      to survive).
+
+    Objects are equal when they have the same keys, each with an equal value
+    (key order is not JSON); arrays when they have the same length and equal
+    items in order.  Anything that is not a JSON type (a tuple, a set) equals
+    nothing: callers compare JSON values, never Python containers.
+    """
+    if type(want) is not type(got):
         return False
-    if want.message is not None and want.message != got.message:
+    if isinstance(want, dict):
+        return want.keys() == got.keys() and all(json_equal(want[k], got[k]) for k in want)
+    if isinstance(want, list):
+        return len(want) == len(got) and all(map(json_equal, want, got))
+    if want is None or isinstance(want, (bool, int, float, str)):
+        return bool(want == got)
+    return False
+
+
+def _diag_matches(want: DiagnosticExpectation, got: Diagnostic) -> bool:
+    if not json_equal(want.path, got.path):
+        return False
+    if want.message is not None and not json_equal(want.message, got.message):
         return False
     return want.message_contains is None or want.message_contains in got.message
 
@@ -61,7 +106,7 @@ def compare(expect: Expectation, actual: Outcome) -> tuple[Mismatch, ...]:
 
 def _mismatches(expect: Expectation, actual: Outcome) -> Iterator[Mismatch]:
     def equal(name: str, want: Any, got: Any) -> Iterator[Mismatch]:
-        if want != got:
+        if not json_equal(want, got):
             yield Mismatch(name, show(want), show(got))
 
     if expect.status is not None:
@@ -130,7 +175,7 @@ def provider_mismatches(
         checks.append(
             (
                 "provider.output_format",
-                call.output_format == want.output_format,
+                json_equal(want.output_format, call.output_format),
                 show(want.output_format),
                 show(call.output_format),
             )
@@ -139,7 +184,7 @@ def provider_mismatches(
         checks.append(
             (
                 "provider.schema",
-                got_schema == want.schema.value,
+                call.schema is not None and json_equal(want.schema.value, got_schema),
                 show(want.schema.value),
                 show(got_schema),
             )

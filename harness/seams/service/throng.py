@@ -20,7 +20,7 @@ from harness.catalogue.scenario import Json, ProviderExpectation
 from harness.catalogue.seam import Report
 from harness.exceptions import ServiceFailed
 from harness.seams.agent_cli import provider_expectation
-from harness.seams.compare import Mismatch, show
+from harness.seams.compare import Mismatch, json_equal, show
 from harness.seams.service import common
 from harness.targets.http import Connection
 from harness.targets.workspace import Workspace
@@ -258,7 +258,7 @@ def _mismatches(expect: ThrongExpectation, actual: ThrongOutcome) -> Iterator[Mi
 def _errors(want: tuple[FieldError, ...], body: Any) -> Iterator[Mismatch]:
     """The 400 body names exactly the expected fields, in order; reasons when given."""
     fields = [common.at(entry, "field") for entry in body] if isinstance(body, list) else None
-    if fields != [e.field for e in want]:
+    if fields is None or not json_equal([e.field for e in want], fields):
         expected = [{"field": e.field} for e in want]
         yield Mismatch("errors", show(expected), common.shown(body))
         return
