@@ -131,7 +131,7 @@ def maybe(value: Any) -> Json | None:
 
 
 def equal(field: str, want: Any, got: Any) -> Iterator[Mismatch]:
-    """``got`` is ``want`` as JSON sees it (`json_equal`, as on every seam); a missing member never is."""
+    """``got`` is ``want`` as JSON sees it (`json_equal`, as on every seam); missing never is."""
     if got is MISSING or not json_equal(want, got):
         yield Mismatch(field, show(want), shown(got))
 
