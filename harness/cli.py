@@ -155,8 +155,10 @@ def baseline(args: argparse.Namespace) -> int:
     out = Path(args.out or f"baselines/{target.name}.yaml")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text, encoding="utf-8")
-    failing = sum(r.status in {"failed", "errored"} for r in results)
-    print(f"wrote {out}: {failing} known failure(s) of {len(results)} scenarios")
+    failing, skipped = baseline.counts(results)
+    print(
+        f"wrote {out}: {failing} known failure(s) and {skipped} skip(s) of {len(results)} scenarios"
+    )
     return 0
 
 

@@ -116,14 +116,15 @@ class ModelApi:
             raise Skipped(
                 "the model's script makes the CLI run commands on this machine; "
                 "run with --allow-exec to allow it (they then run confined: "
-                f"{sandbox.isolation()})"
+                f"{sandbox.isolation()})",
+                by="harness",
             )
         if isinstance(target, AgentBinary):
             # A target that names real binaries runs them against a loopback fake,
             # unless the case needs what no fake can give a binary offline.
             beyond = request.beyond_offline()
             if beyond is not None:
-                raise Skipped(beyond)
+                raise Skipped(beyond, by="scenario")
             binary = target.binary(request.cli)
             return run_case(request, model_script(scenario), binary, confine=confine)
         # The reference targets answer with the reference models of the CLIs.
