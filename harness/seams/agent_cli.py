@@ -30,12 +30,58 @@ from harness.catalogue.scenario import (
     Step,
 )
 from harness.catalogue.seam import Parts, Report, merge
+from harness.seams import promises
 from harness.seams.compare import Mismatch, compare
 from harness.targets import Adaptor, Target, workspace
 
 _SPECIAL_STEPS = frozenset({"line", "raw", "stderr", "sleep", "hang"})
 #: Documents; a derived ``schema_type`` may precede one of them (SCH-08).
 _DOCUMENTS = ("schema", "schema_text", "schema_file")
+
+
+#: Errors that refuse a request before the fake CLI is launched.
+_PRE_LAUNCH = ("invalid_output_schema", "structured_output_unsupported", "invalid_driver_config")
+_ERRORS = (*_PRE_LAUNCH, "policy_violation", "decode_error", "execution_error")
+_CAUSES = (
+    "malformed_protocol",
+    "turn_failed",
+    "api_error",
+    "max_structured_output_retries",
+    "nonzero_exit",
+    "missing_terminal",
+)
+
+#: What every agent-cli expectation pins (`harness.seams.promises`).
+DECISIVE = (
+    promises.Decisive(("status", "error"), "how the run ends"),
+    promises.Decisive(
+        ("cause",), "why the execution failed", lambda r, e: e.get("error") == "execution_error"
+    ),
+    promises.Decisive(
+        ("value", "no_value"),
+        "what the caller gets",
+        lambda r, e: e.get("status") == "ok" and "error" not in e,
+    ),
+    promises.Decisive(
+        ("launches",),
+        "a refusal happens before the CLI is launched",
+        lambda r, e: e.get("error") in _PRE_LAUNCH,
+        value=0,
+    ),
+)
+#: Terms of art an agent-cli description may name, and the check each calls for.
+#: Error kinds and causes are named with their underscores; prose ("not a policy
+#: violation") is how a description mentions one it rules out.
+PHRASES = (
+    promises.Phrase(rf"\b({'|'.join(_ERRORS)})\b", ("error",), promises.word(), among=True),
+    promises.Phrase(rf"\b({'|'.join(_CAUSES)})\b", ("cause",), promises.word(), among=True),
+    promises.Phrase(r"\bdiagnostics?\b", ("diagnostics", "diagnostics_contain")),
+    promises.Phrase(
+        r"\bbefore (?:the )?launch\b|\bnever (?:launched|started)\b|\bzero launches\b",
+        ("launches",),
+        lambda m: 0,
+    ),
+)
 
 
 class AgentCli:
@@ -79,6 +125,7 @@ class AgentCli:
                 report((*where, "cause"), "cause applies only to execution_error")
             if "value" in expect and expect.get("no_value"):
                 report((*where, "no_value"), "contradicts 'value'")
+        promises.check(doc, DECISIVE, PHRASES, report)
 
     def parts(self, doc: dict[str, Any], base: Folder) -> Parts:
         request = doc["request"]
