@@ -30,6 +30,7 @@ provider:
   steps: [thread.started, turn.started, {agent_message: '{}'}, turn.completed]
 expect:
   status: ok
+  value: {}
 """
 
 
@@ -151,15 +152,15 @@ CASES = [
     ),
     (
         "value-and-no-value",
-        _broken("status: ok", "value: 1\n  no_value: true"),
-        14,
+        _broken("value: {}", "value: {}\n  no_value: true"),
+        15,
         "expect.no_value",
         "contradicts 'value'",
     ),
     (
         "bad-target-key",
-        _broken("status: ok", "status: ok\nby_target: {Bad_Kind: {}}"),
-        14,
+        _broken("value: {}", "value: {}\nby_target: {Bad_Kind: {}}"),
+        15,
         "by_target",
         "does not match",
     ),
@@ -216,7 +217,7 @@ def test_family_case_problem_points_into_the_case(
         seam: agent-cli
         request: {driver: codex, schema: {type: object}}
         provider: {steps: [thread.started]}
-        expect: {status: ok}
+        expect: {status: ok, value: {}}
         cases:
           - id: fam-one
             title: One

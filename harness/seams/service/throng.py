@@ -10,7 +10,7 @@ A2A artifact, in the shape the scenario chose, or a failed turn's message.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 from urllib.parse import quote
@@ -103,6 +103,10 @@ class ThrongOutcome:
         return f"initialise {self.status}, {state}"
 
 
+def _published(request: Mapping[str, Any], expect: Mapping[str, Any]) -> bool:
+    return "turn" in request and expect.get("turn") == "completed"
+
+
 #: What every Throng expectation pins (`harness.seams.promises`).
 DECISIVE = (
     promises.Decisive(("status",), "what initialise answers"),
@@ -112,14 +116,10 @@ DECISIVE = (
         "why the turn failed",
         lambda r, e: e.get("turn") == "failed",
     ),
-    promises.Decisive(
-        ("parts",), "what the turn publishes", lambda r, e: e.get("turn") == "completed"
-    ),
+    promises.Decisive(("parts",), "what the turn publishes", _published),
     # A failed turn may fail before or after launching the agent (an invalid schema
     # is refused by the SDK or by the CLI it starts), so only a published turn pins it.
-    promises.Decisive(
-        ("launches",), "a published turn ran the agent", lambda r, e: e.get("turn") == "completed"
-    ),
+    promises.Decisive(("launches",), "a published turn ran the agent", _published),
 )
 #: Terms of art a Throng description may name, and the check each calls for.
 PHRASES = (
