@@ -17,8 +17,12 @@ import pytest
 
 from harness import targets
 from harness.catalogue import loader
+from harness.catalogue.outcome import Outcome
 from harness.catalogue.scenario import Scenario
+from harness.cli import main
+from harness.seams.agent_cli import provider_expectation
 from harness.seams.case import execute
+from harness.seams.compare import provider_mismatches
 from harness.seams.model_api.expect import compare, expectation_of
 from harness.seams.model_api.values import ModelApiOutcome, SeenRequest
 from harness.systems.claude import loop, wire
@@ -59,8 +63,6 @@ def _model(description: str = "A valid call.", **changes: str | None) -> str:
 def test_a_complete_model_api_expectation_lints_clean(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from harness.cli import main  # noqa: PLC0415
-
     path = tmp_path / "good.yaml"
     path.write_text(_model())
     assert main(["lint", str(path)]) == 0, capsys.readouterr().out
@@ -273,3 +275,14 @@ def test_a_cli_that_ends_a_broken_stream_at_once_fails(
     assert result.status == "failed"
     named = {m.field for m in result.mismatches}
     assert {"exit_code", "requests", "is_error", "line_types"} <= named, named
+
+
+def test_what_a_fake_cli_received_is_not_met_without_a_launch() -> None:
+    """On agent-cli (and behind a service) a provider expectation needs a launch to hold."""
+    for raw in (
+        {"no_schema": True},
+        {"argv_excludes": ["--json-schema"]},
+        {"prompt_excludes": ["x"]},
+    ):
+        got = list(provider_mismatches(provider_expectation(raw), Outcome("ok").calls))
+        assert [(m.field, m.actual) for m in got] == [("provider", "no launch")]
