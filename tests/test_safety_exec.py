@@ -24,7 +24,7 @@ from harness.systems import sandbox
 from providers_fake.api import realcli
 
 SECRET = "s3cret-planted-by-the-test"
-PROBE = "sleep 271"
+PROBE = "sleep 283"
 
 
 def _scenario(tmp_path: Path, command: str) -> Path:
