@@ -36,15 +36,15 @@ clauses: [CDX-04]
 request:
   driver: codex
   schema_file: ../schemas/diagnosis.json
-scenarios:
+cases:
   - id: codex-outlasts-the-signal
     title: A CLI that answers after the run has been stopped
     description: >
       Holds the run open long enough for the signal to land mid-run.
-    request: {timeout: 120.0}
+    request: {timeout: 90.0}
     provider:
-      steps: [thread.started, turn.started, {sleep: 90}, turn.completed]
-    expect: {cause: timeout}
+      steps: [thread.started, turn.started, {sleep: 60}, turn.completed]
+    expect: {error: execution_error, cause: timeout, no_value: true}
 """
 NODE = f"node=cmd:node {ROOT / 'examples' / 'node-adaptor' / 'adaptor.mjs'}"
 
@@ -105,6 +105,10 @@ def test_an_interrupted_run_keeps_the_reports_and_leaves_nothing(
     schemas.mkdir()
     for source in (SCENARIOS.parent / "schemas").glob("*.json"):
         (schemas / source.name).write_bytes(source.read_bytes())
+    linted = subprocess.run(
+        [str(HARNESS), "lint", str(catalogue)], capture_output=True, check=False
+    )
+    assert linted.returncode == 0, linted.stdout.decode()
     env = {**os.environ, "TMPDIR": str(scratch), "HARNESS_INTERRUPT_TAG": str(scratch)}
     argv = [str(HARNESS), "run", str(catalogue), "--target", "reference"]
     argv += ["--target", NODE, "--reports", "reports", "-n", workers]
