@@ -36,6 +36,9 @@ class Driver(Protocol):
     """Builds the command line for a plan and reads what the CLI printed."""
 
     name: ClassVar[str]
+    #: Whether the CLI has a rich (streaming) transport beside its batch one;
+    #: negotiation prefers it (seed 001), whatever the consumer's call.
+    rich: ClassVar[bool]
 
     def argv(
         self, exe: str, plan: Plan, schema: Schema | None, prompt: str, work: Path
