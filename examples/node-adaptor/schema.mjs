@@ -65,8 +65,12 @@ export function diagnose(schema, value) {
   if (schema.validate(value)) return [];
   const seen = new Map();
   for (const error of schema.validate.errors ?? []) {
-    const diagnostic = { path: error.instancePath, message: error.message ?? error.keyword };
-    seen.set(`${diagnostic.path}\u0000${diagnostic.message}`, diagnostic);
+    const diagnostic = {
+      path: error.instancePath,
+      message: error.message ?? error.keyword,
+      keyword: error.keyword,
+    };
+    seen.set(`${diagnostic.path}\u0000${diagnostic.message}\u0000${diagnostic.keyword}`, diagnostic);
   }
   return [...seen.values()].sort(
     (a, b) => compare(a.path, b.path) || compare(a.message, b.message),

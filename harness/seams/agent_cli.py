@@ -142,7 +142,8 @@ class AgentCli:
         assert isinstance(request, Request), request
         with workspace.open_for(scenario) as work:
             outcome = target.run(request, work.provider(), scenario.id)
-            return outcome.observed(work.calls())
+            stdout = workspace.stable_text(outcome.stdout, work.work)
+            return replace(outcome, stdout=stdout).observed(work.calls())
 
     def compare(self, expect: object, actual: seams.SeamOutcome) -> tuple[Mismatch, ...]:
         assert isinstance(expect, Expectation), expect

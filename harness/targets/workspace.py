@@ -52,6 +52,25 @@ def _stable(arg: str, work: Path) -> str:
     return arg
 
 
+def stable_text(text: str | None, work: Path) -> str | None:
+    """
+    Output a fake printed, with the paths it printed made stable.
+
+    A fake prints its working directory (Claude's and Cursor's init records
+    carry ``cwd``): the case folder when it runs as a process, the harness's
+    own directory when it is replayed in process.  Both become ``<work>``, so
+    the two launchers give identical outcomes and reports do not depend on
+    the machine.
+    """
+    if text is None:
+        return None
+    here = os.getcwd()
+    for path in (str(work), here):
+        if len(path) > 1:
+            text = text.replace(path, "<work>")
+    return text
+
+
 def _records(path: Path, work: Path) -> tuple[ProviderCall, ...]:
     """The launches the fake recorded, with machine paths made stable."""
     if not path.exists():
