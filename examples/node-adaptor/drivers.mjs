@@ -214,13 +214,18 @@ function resultText(all) {
   return last && typeof last.result === 'string' ? last.result : null;
 }
 
-/** Cursor's assistant text: its fragments joined, else the result string. */
+/**
+ * Cursor's assistant text: its fragments joined, else the result string. An
+ * assistant record without a content list is malformed.
+ */
 function fragmentText(all) {
   const fragments = [];
   for (const record of all) {
     if (record.type !== 'assistant') continue;
     const content = isObject(record.message) ? record.message.content : null;
-    if (!Array.isArray(content)) continue;
+    if (!Array.isArray(content)) {
+      throw new Malformed('an assistant record without a message content list');
+    }
     for (const block of content) {
       if (isObject(block) && block.type === 'text' && typeof block.text === 'string') {
         fragments.push(block.text);

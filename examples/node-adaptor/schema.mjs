@@ -60,11 +60,22 @@ export function intake(request) {
   };
 }
 
-/** ajv's errors for `value`, one diagnostic each, de-duplicated and sorted. */
+/**
+ * The leaf errors: a combinator's own error (anyOf, oneOf) is dropped when
+ * ajv also reported what went wrong in its branches, which are the leaves.
+ */
+function leaves(errors) {
+  return errors.filter((error) => !(
+    (error.keyword === 'anyOf' || error.keyword === 'oneOf')
+    && errors.some((other) => other.schemaPath.startsWith(`${error.schemaPath}/`))
+  ));
+}
+
+/** ajv's leaf errors for `value`, one diagnostic each, de-duplicated and sorted. */
 export function diagnose(schema, value) {
   if (schema.validate(value)) return [];
   const seen = new Map();
-  for (const error of schema.validate.errors ?? []) {
+  for (const error of leaves(schema.validate.errors ?? [])) {
     const diagnostic = {
       path: error.instancePath,
       message: error.message ?? error.keyword,

@@ -187,7 +187,8 @@ class Cursor(_ResultDriver):
 
     Its assistant text is the concatenation of the assistant fragments, the
     terminal ``result`` only when there are none (``cursor/parser.go``
-    ``buildOutput``); plain lines between records are transcript.
+    ``buildOutput``); plain lines between records are transcript, and an
+    assistant record without a content list is malformed (``handleMessage``).
     """
 
     name: ClassVar[str] = "cursor"
@@ -208,6 +209,8 @@ class Cursor(_ResultDriver):
 
 
 def _content(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """An assistant record's content blocks; a record without them is malformed."""
     message = record.get("message")
-    content = message.get("content") if isinstance(message, dict) else None
-    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+    if not isinstance(message, dict) or not isinstance(message.get("content"), list):
+        raise Malformed("an assistant record without a message content list")
+    return [block for block in message["content"] if isinstance(block, dict)]

@@ -47,20 +47,24 @@ class Driver(Protocol):
     def parse(self, finished: Finished, plan: Plan) -> Parsed: ...
 
 
-_REGISTRY: dict[str, Driver] = {}
+_REGISTRY: list[Driver] = []
 
 
 def register(factory: Callable[[], Driver]) -> Callable[[], Driver]:
     """Class decorator: make a driver available under its ``name``."""
     driver = factory()
-    if driver.name in _REGISTRY:
+    if any(known.name == driver.name for known in _REGISTRY):
         raise TypeError(f"driver {driver.name!r} registered twice")
-    _REGISTRY[driver.name] = driver
+    _REGISTRY.append(driver)
     return factory
 
 
 def get(name: str) -> Driver:
-    return _REGISTRY[name]
+    """The driver called ``name`` (read from the driver itself, not kept aside)."""
+    for driver in _REGISTRY:
+        if driver.name == name:
+            return driver
+    raise KeyError(name)
 
 
 class Malformed(ValueError):

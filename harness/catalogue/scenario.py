@@ -242,6 +242,8 @@ class Expectation:
     error: str | None = None
     cause: str | None = None
     message_contains: str | None = None
+    #: A regular expression the message matches (``re.search``).
+    message_match: str | None = None
     value: Json | None = None
     no_value: bool = False
     text: Json | None = None

@@ -119,6 +119,8 @@ class AgentCli:
             if "audit_value" in expect and expect.get("no_audit_value"):
                 report((*where, "no_audit_value"), "contradicts 'audit_value'")
             check_patterns(expect.get("provider", {}), (*where, "provider"), report)
+            if "message_match" in expect:
+                _check_pattern(expect["message_match"], (*where, "message_match"), report)
 
     def parts(self, doc: dict[str, Any], base: Folder) -> Parts:
         request = doc["request"]
@@ -238,10 +240,14 @@ def check_patterns(provider: dict[str, Any], at: tuple[str | int, ...], report: 
     """Every regular expression of a provider expectation compiles."""
     for key in ("prompt_match", "argv_match"):
         for i, pattern in enumerate(provider.get(key, ())):
-            try:
-                re.compile(pattern)
-            except re.error as error:
-                report((*at, key, i), f"not a regular expression: {error}")
+            _check_pattern(pattern, (*at, key, i), report)
+
+
+def _check_pattern(pattern: str, at: tuple[str | int, ...], report: Report) -> None:
+    try:
+        re.compile(pattern)
+    except re.error as error:
+        report(at, f"not a regular expression: {error}")
 
 
 def script_from(cli: str, provider: dict[str, Any]) -> Script:
@@ -321,6 +327,7 @@ def _expectation(raw: dict[str, Any]) -> Expectation:
         error=raw.get("error"),
         cause=raw.get("cause"),
         message_contains=raw.get("message_contains"),
+        message_match=raw.get("message_match"),
         value=Json.of(raw["value"]) if "value" in raw else None,
         no_value=raw.get("no_value", False),
         text=Json.of(raw["text"]) if "text" in raw else None,

@@ -97,6 +97,10 @@ def _mismatches(expect: Expectation, actual: Outcome) -> Iterator[Mismatch]:
         actual.message or ""
     ):
         yield Mismatch("message", f"contains {show(expect.message_contains)}", show(actual.message))
+    if expect.message_match is not None and not re.search(
+        expect.message_match, actual.message or ""
+    ):
+        yield Mismatch("message", f"matches {show(expect.message_match)}", show(actual.message))
     actual_value = None if actual.value is None else actual.value.value
     if expect.value is not None:
         if actual.value is None:
@@ -243,19 +247,15 @@ def _received_checks(
     schema = None if call.schema is None else call.schema.value
     for point in want.schema_at:
         found, value = resolve_pointer(schema, point.pointer)
-        name = f"provider.schema{point.pointer or ''}"
+        at = f"at {show(point.pointer)}: "
+        shown = at + (show(value) if found else "<absent>")
         if point.absent:
-            checks.append((name, not found, "<absent>", show(value) if found else "<absent>"))
+            checks.append(("provider.schema", not found, at + "<absent>", shown))
         else:
             assert point.value is not None
             expected = point.value.value
             checks.append(
-                (
-                    name,
-                    found and value == expected,
-                    show(expected),
-                    show(value) if found else "<absent>",
-                )
+                ("provider.schema", found and value == expected, at + show(expected), shown)
             )
     return checks
 
