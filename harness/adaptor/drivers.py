@@ -81,7 +81,9 @@ def json_lines(stdout: bytes, *, allow_prose: bool) -> Iterator[dict[str, Any]]:
     try:
         text = stdout.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise Malformed(f"stdout is not UTF-8 at byte {error.start}") from None
+        # The line, not the byte offset: offsets move with the paths a CLI prints.
+        where = stdout[: error.start].count(b"\n") + 1
+        raise Malformed(f"stdout is not UTF-8 on line {where}") from None
     for number, line in enumerate(text.split("\n"), start=1):
         stripped = line.strip()
         if not stripped:

@@ -57,17 +57,18 @@ def stable_text(text: str | None, work: Path) -> str | None:
     Output a fake printed, with the paths it printed made stable.
 
     A fake prints its working directory (Claude's and Cursor's init records
-    carry ``cwd``): the case folder when it runs as a process, the harness's
-    own directory when it is replayed in process.  Both become ``<work>``, so
-    the two launchers give identical outcomes and reports do not depend on
-    the machine.
+    carry ``cwd``, and Claude names its per-project folder after it with every
+    other character than a letter or digit as ``-``): the case folder when it
+    runs as a process, the harness's own directory when it is replayed in
+    process.  Both become ``<work>`` in either spelling, so the two launchers
+    give identical outcomes and reports do not depend on the machine.
     """
     if text is None:
         return None
-    here = os.getcwd()
-    for path in (str(work), here):
+    for path in (str(work), os.getcwd()):
         if len(path) > 1:
-            text = text.replace(path, "<work>")
+            dashed = "".join(c if c.isalnum() else "-" for c in path)
+            text = text.replace(path, "<work>").replace(dashed, "<work>")
     return text
 
 
