@@ -252,8 +252,14 @@ function resultDriver({ name, command, nativeSchema = true, arrayDocument = fals
   function candidateOf(result) {
     const value = result.structured_output;
     if (!nativeSchema || value === null || value === undefined) return null;
-    // A string holding JSON is parsed like the value itself.
-    if (typeof value === 'string') return { text: value };
+    // JSON text holding the value is the value; other text is a string value.
+    if (typeof value === 'string') {
+      try {
+        return { value: parseExact(value) };
+      } catch (error) {
+        if (!(error instanceof JSONError)) throw error;
+      }
+    }
     return { value };
   }
 

@@ -144,8 +144,15 @@ class _ResultDriver:
         value = result.get("structured_output")
         if not self.native_schema or value is None:
             return None
-        # A JSON string holding the value is parsed like the value itself.
-        return value if isinstance(value, str) else dumps(value)
+        if isinstance(value, str):
+            # JSON text holding the value is the value (the SDK's reading); a
+            # string that is not JSON text is a string value (the SDK would
+            # see no candidate: see claude-string-structured-output-plain).
+            try:
+                return dumps(parse_exact(value))
+            except JSONError:
+                pass
+        return dumps(value)
 
 
 def _check_protocol(records: list[dict[str, Any]]) -> None:
