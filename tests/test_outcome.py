@@ -154,3 +154,45 @@ def test_what_the_cli_received_beyond_equality() -> None:
         'at "/items/2": null'
     ]
     assert mismatches(schema_at=(SchemaPoint("", absent=True),)) == ['at "": <absent>']
+
+
+def test_a_runaway_pattern_is_stopped_not_waited_for() -> None:
+    """
+    Validation is bounded (harness.adaptor.validation.bounded): a catastrophically
+    backtracking pattern ends with ValidationTimeout instead of hanging the run. No
+    scenario can show this (the case errors), so it is held here.
+    """
+    import threading  # noqa: PLC0415
+    import time  # noqa: PLC0415
+
+    import jsonschema as js  # noqa: PLC0415
+
+    from harness.adaptor import validation  # noqa: PLC0415
+
+    validator = js.Draft202012Validator({"type": "string", "pattern": "^(a+)+$"})
+    started = time.monotonic()
+    with pytest.raises(validation.ValidationTimeout, match="longer than 0.2 s"):
+        with validation.bounded(0.2):
+            list(validator.iter_errors("a" * 40 + "!"))
+    assert time.monotonic() - started < 5
+    # The timer is disarmed afterwards and the previous handler is back.
+    assert signal_handler_is_default()
+    # Off the main thread the block runs unbounded rather than failing to arm a timer.
+    ran = []
+    worker = threading.Thread(target=lambda: ran.append(_bounded_quick(validation)))
+    worker.start()
+    worker.join()
+    assert ran == [True]
+
+
+def signal_handler_is_default() -> bool:
+    import signal  # noqa: PLC0415
+
+    return signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0) and signal.getsignal(
+        signal.SIGALRM
+    ) in (signal.SIG_DFL, signal.default_int_handler, None)
+
+
+def _bounded_quick(validation: object) -> bool:
+    with validation.bounded(0.01):  # type: ignore[attr-defined]
+        return True

@@ -156,7 +156,7 @@ class Step:
     arg: Json | None = None
 
     def to_json(self) -> dict[str, Any]:
-        special = {"line", "raw", "stderr", "sleep", "hang"}
+        special = {"line", "raw", "raw_latin1", "stderr", "sleep", "hang"}
         if self.kind in special:
             return {self.kind: None if self.arg is None else self.arg.value}
         return {"event": self.kind, "arg": None if self.arg is None else self.arg.value}

@@ -57,6 +57,8 @@ OUT_OF_REACH = {
     ("pipeline", "Provider.to_json"): "serialised only for adaptors behind the JSON-lines "
     "protocol (tests/test_protocol.py), never in process",
     ("drivers", "register"): "runs once, at import, before any mutant is installed",
+    ("validation", "bounded"): "stops a runaway validation by erroring the case, which no "
+    "scenario can expect (tests/test_outcome.py holds it)",
 }
 _TARGET = "reference-inproc"
 #: A child's address space is capped so a mutant that allocates without end dies.
@@ -121,14 +123,20 @@ def _run_cases(scenarios: Sequence[Scenario]) -> str | None:
 def _child(mutant: Mutant | None, source: str, scenarios: Sequence[Scenario], out: int) -> None:
     """In the forked child: install, run, report one JSON line, exit."""
     status = 0
+    report: dict[str, Any]
     try:
         resource.setrlimit(resource.RLIMIT_AS, (_MEMORY, _MEMORY))
         if mutant is not None:
             install(mutant, source)
-        report = {"by": _run_cases(scenarios)}
-    except BaseException as error:  # noqa: BLE001  (a broken mutant is a killed mutant)
-        report = {"by": f"<{type(error).__name__} while installing or running>"}
+    except BaseException as error:  # noqa: BLE001  (reported: the tool, not the catalogue, failed)
+        report = {"uninstallable": f"{type(error).__name__}: {error}"}
         status = 1
+    else:
+        try:
+            report = {"by": _run_cases(scenarios)}
+        except BaseException as error:  # noqa: BLE001  (a mutant that breaks the run is killed)
+            report = {"by": f"<{type(error).__name__} while running>"}
+            status = 1
     os.write(out, (json.dumps(report) + "\n").encode())
     os._exit(status)
 
@@ -184,7 +192,9 @@ class Runner:
             report: dict[str, Any] = json.loads(data.decode() or "{}")
         except json.JSONDecodeError:
             report = {}
-        return report if "by" in report else {"by": "<the child died without reporting>"}
+        if "by" in report or "uninstallable" in report:
+            return report
+        return {"by": "<the child died without reporting>"}
 
     def control(self) -> str | None:
         """The catalogue on the unmutated pipeline: the first case that fails, if any."""
@@ -221,6 +231,8 @@ class Runner:
     def _verdict(self, mutant: Mutant, report: dict[str, Any]) -> Verdict:
         if report.get("timeout"):
             return Verdict(mutant, "timeout")
+        if "uninstallable" in report:
+            return Verdict(mutant, "uninstallable", report["uninstallable"])
         by = report["by"]
         if by is None:
             return Verdict(mutant, "survived")
@@ -241,11 +253,16 @@ class Score:
     equivalent: int
     survivors: tuple[Verdict, ...]
     stale: tuple[str, ...]
+    #: Mutants the tool could not put in place: neither killed nor counted.
+    uninstallable: tuple[Verdict, ...] = ()
+
+    @property
+    def counted(self) -> int:
+        return self.total - self.equivalent - len(self.uninstallable)
 
     @property
     def percent(self) -> float:
-        counted = self.total - self.equivalent
-        return 100.0 if counted == 0 else 100.0 * self.killed / counted
+        return 100.0 if self.counted == 0 else 100.0 * self.killed / self.counted
 
 
 def score(verdicts: Sequence[Verdict], equivalents: Equivalents, complete: bool) -> Score:
@@ -262,7 +279,8 @@ def score(verdicts: Sequence[Verdict], equivalents: Equivalents, complete: bool)
     stale = [k for k in stale if k in equivalents.reasons]
     if complete:
         stale += [k for k in equivalents.reasons if k not in keys]
-    return Score(len(verdicts), killed, len(listed), survivors, tuple(sorted(set(stale))))
+    broken = tuple(v for v in verdicts if v.status == "uninstallable")
+    return Score(len(verdicts), killed, len(listed), survivors, tuple(sorted(set(stale))), broken)
 
 
 def agent_cli(paths: Sequence[Path]) -> list[Scenario]:
@@ -304,7 +322,7 @@ def main(
         runner.close()
     result = score(verdicts, equivalents, complete=set(modules) == set(MODULES))
     _print(result, modules, len(scenarios), elapsed)
-    return 0 if not result.survivors and not result.stale else 1
+    return 0 if not (result.survivors or result.stale or result.uninstallable) else 1
 
 
 def _print(result: Score, modules: Sequence[str], cases: int, elapsed: float) -> None:
@@ -316,7 +334,9 @@ def _print(result: Score, modules: Sequence[str], cases: int, elapsed: float) ->
         print(f"          key: {verdict.mutant.key}")
     for key in result.stale:
         print(f"stale equivalent entry (killed now, or no such mutant): {key}")
-    counted = result.total - result.equivalent
+    for verdict in result.uninstallable:
+        print(f"not installed: {verdict.mutant.describe()}: {verdict.by}")
+    counted = result.counted
     print(
         f"mutants: {result.total} in {', '.join(modules)}; {result.equivalent} listed "
         f"equivalent; killed {result.killed} of {counted} ({result.percent:.1f}%); "

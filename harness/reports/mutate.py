@@ -297,11 +297,16 @@ def install(mutant: Mutant, source: str) -> None:
 
 
 def _function(found: Any) -> types.FunctionType | None:
-    for candidate in (found, getattr(found, "__func__", None), getattr(found, "fget", None)):
+    """The function whose code the source defines: unwrapped from decorators first."""
+    for candidate in (
+        getattr(found, "__wrapped__", None),
+        getattr(found, "__func__", None),
+        getattr(found, "fget", None),
+        found,
+    ):
         if isinstance(candidate, types.FunctionType):
             return candidate
-    wrapped = getattr(found, "__wrapped__", None)
-    return wrapped if isinstance(wrapped, types.FunctionType) else None
+    return None
 
 
 def _qualname(function: types.FunctionType) -> str:

@@ -35,7 +35,7 @@ from harness.catalogue.seam import Parts, Report, merge
 from harness.seams.compare import Mismatch, compare
 from harness.targets import Adaptor, Target, workspace
 
-_SPECIAL_STEPS = frozenset({"line", "raw", "stderr", "sleep", "hang"})
+_SPECIAL_STEPS = frozenset({"line", "raw", "raw_latin1", "stderr", "sleep", "hang"})
 #: The tag of a scenario that also pins the reference's own reading of a point
 #: the contract leaves open (under ``by_target.reference``).
 CHOICE = "choice"

@@ -13,6 +13,7 @@ measured by the fake itself and never trusted from the system under test.
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 from dataclasses import dataclass
 from functools import cache
