@@ -10,6 +10,7 @@ Python's ``==``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -85,13 +86,35 @@ def json_equal(want: Any, got: Any) -> bool:
 def _diag_matches(want: DiagnosticExpectation, got: Diagnostic) -> bool:
     if not json_equal(want.path, got.path):
         return False
+    if want.keyword is not None and not json_equal(want.keyword, got.keyword):
+        return False
     if want.message is not None and not json_equal(want.message, got.message):
         return False
     return want.message_contains is None or want.message_contains in got.message
 
 
+def _pairs_up(wanted: tuple[DiagnosticExpectation, ...], got: tuple[Diagnostic, ...]) -> bool:
+    """
+    Whether each expected diagnostic matches a different actual one, all used.
+
+    Order is not part of the contract (validators report in their own order),
+    so this is a matching, not a zip; the lists are short enough to search.
+    """
+    if len(wanted) != len(got):
+        return False
+    if not wanted:
+        return True
+    first, rest = wanted[0], wanted[1:]
+    return any(
+        _diag_matches(first, candidate) and _pairs_up(rest, got[:i] + got[i + 1 :])
+        for i, candidate in enumerate(got)
+    )
+
+
 def _diag_json(want: DiagnosticExpectation) -> dict[str, str]:
     out = {"path": want.path}
+    if want.keyword is not None:
+        out["keyword"] = want.keyword
     if want.message is not None:
         out["message"] = want.message
     if want.message_contains is not None:
@@ -119,6 +142,10 @@ def _mismatches(expect: Expectation, actual: Outcome) -> Iterator[Mismatch]:
         actual.message or ""
     ):
         yield Mismatch("message", f"contains {show(expect.message_contains)}", show(actual.message))
+    if expect.message_match is not None and not re.search(
+        expect.message_match, actual.message or ""
+    ):
+        yield Mismatch("message", f"matches {show(expect.message_match)}", show(actual.message))
     actual_value = None if actual.value is None else actual.value.value
     if expect.value is not None:
         if actual.value is None:
@@ -129,14 +156,15 @@ def _mismatches(expect: Expectation, actual: Outcome) -> Iterator[Mismatch]:
         yield Mismatch("value", "<no value>", show(actual_value))
     if expect.text is not None:
         yield from equal("text", expect.text.value, actual.text)
-    if expect.text_contains is not None and expect.text_contains not in (actual.text or ""):
-        yield Mismatch("text", f"contains {show(expect.text_contains)}", show(actual.text))
+    for fragment in expect.text_contains:
+        if fragment not in (actual.text or ""):
+            yield Mismatch("text", f"contains {show(fragment)}", show(actual.text))
     if expect.mechanism is not None:
         yield from equal("mechanism", expect.mechanism.value, actual.mechanism)
     if expect.diagnostics is not None:
         wanted = expect.diagnostics
         got = actual.diagnostics
-        if len(wanted) != len(got) or not all(map(_diag_matches, wanted, got)):
+        if not _pairs_up(wanted, got):
             yield Mismatch(
                 "diagnostics",
                 show([_diag_json(d) for d in wanted]),
@@ -153,8 +181,24 @@ def _mismatches(expect: Expectation, actual: Outcome) -> Iterator[Mismatch]:
         yield from equal("launches", expect.launches, actual.launches)
     if expect.raw is not None:
         yield from equal("raw", expect.raw.value, None if actual.raw is None else actual.raw.value)
+    yield from _audit_mismatches(expect, actual)
     if expect.provider is not None:
         yield from provider_mismatches(expect.provider, actual.calls)
+
+
+def _audit_mismatches(expect: Expectation, actual: Outcome) -> Iterator[Mismatch]:
+    """What the adaptor kept for audit: its stdout, and the final value it was given."""
+    for fragment in expect.stdout_contains:
+        if fragment not in (actual.stdout or ""):
+            yield Mismatch("stdout", f"contains {show(fragment)}", show(actual.stdout))
+    got = None if actual.audit_value is None else actual.audit_value.value
+    if expect.audit_value is not None and (
+        actual.audit_value is None or expect.audit_value.value != got
+    ):
+        shown = "<no audit value>" if actual.audit_value is None else show(got)
+        yield Mismatch("audit_value", show(expect.audit_value.value), shown)
+    if expect.no_audit_value and actual.audit_value is not None:
+        yield Mismatch("audit_value", "<no audit value>", show(got))
 
 
 def provider_mismatches(
@@ -216,6 +260,67 @@ def provider_mismatches(
         ("provider.argv", a not in call.argv, f"excludes {show(a)}", shown_argv)
         for a in want.argv_excludes
     ]
+    checks += _received_checks(want, call)
     for name, holds, expected, actual in checks:
         if not holds:
             yield Mismatch(name, expected, actual)
+
+
+def _received_checks(
+    want: ProviderExpectation, call: ProviderCall
+) -> list[tuple[str, bool, str, str]]:
+    """Checks on what the CLI received beyond equality: exact prompt, patterns, pointers."""
+    prompt = call.prompt or ""
+    checks: list[tuple[str, bool, str, str]] = []
+    if want.prompt is not None:
+        checks.append(
+            ("provider.prompt", call.prompt == want.prompt, show(want.prompt), show(call.prompt))
+        )
+    checks += [
+        ("provider.prompt", re.search(p, prompt) is not None, f"matches {show(p)}", show(prompt))
+        for p in want.prompt_match
+    ]
+    checks += [
+        (
+            "provider.argv",
+            any(re.search(p, arg) for arg in call.argv),
+            f"an argument matches {show(p)}",
+            show(list(call.argv)),
+        )
+        for p in want.argv_match
+    ]
+    schema = None if call.schema is None else call.schema.value
+    for point in want.schema_at:
+        found, value = resolve_pointer(schema, point.pointer)
+        at = f"at {show(point.pointer)}: "
+        shown = at + (show(value) if found else "<absent>")
+        if point.absent:
+            checks.append(("provider.schema", not found, at + "<absent>", shown))
+        else:
+            assert point.value is not None
+            expected = point.value.value
+            checks.append(
+                ("provider.schema", found and value == expected, at + show(expected), shown)
+            )
+    return checks
+
+
+def _index(step: str) -> int:
+    """An array index token as RFC 6901 spells it (no sign, no leading zero), else -1."""
+    if step.isdigit() and (step == "0" or not step.startswith("0")):
+        return int(step)
+    return -1
+
+
+def resolve_pointer(document: Any, pointer: str) -> tuple[bool, Any]:
+    """(found, value) at an RFC 6901 JSON pointer into ``document``."""
+    node = document
+    for raw in pointer.split("/")[1:] if pointer else ():
+        token = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and 0 <= _index(token) < len(node):
+            node = node[int(token)]
+        else:
+            return False, None
+    return True, node

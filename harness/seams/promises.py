@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harness.catalogue.seam import Report
+from harness.catalogue.seam import Report, merge
 from harness.seams.compare import json_equal
 
 _NUMBERS = {"no": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
@@ -100,22 +100,63 @@ def check(
     phrases: Sequence[Phrase],
     report: Report,
 ) -> None:
-    """Report every decisive field ``doc['expect']`` lacks and every promise it does not check."""
+    """
+    Report every decisive field ``doc['expect']`` lacks and every promise it does not check.
+
+    A case tagged ``choice`` pins, under ``by_target``, a reading the contract
+    leaves open; its shared expectation may then leave the decisive fields to
+    each override, which must give them (the tag and the override are explicit
+    and reviewed, a forgotten field is not).  A promise of the description is
+    kept when the shared expectation or an override checks it: "the reference
+    reports one diagnostic" is checked on the reference.
+    """
     request, expect = doc.get("request", {}), doc["expect"]
+    overrides = doc.get("by_target", {})
+    views: list[tuple[tuple[str, ...], Mapping[str, Any]]] = [(("expect",), expect)]
+    views += [(("by_target", k), merge(expect, o)) for k, o in sorted(overrides.items())]
+    chosen = "choice" in doc.get("tags", ()) and overrides
+    for where, view in views[1:] if chosen else views[:1]:
+        _decisive(decisive, request, view, where, report)
+    # Title and description are read as one text: a value named in either counts.
+    text = " ".join(f"{doc.get('title', '')} {doc.get('description', '')}".split())
+    for phrase in phrases:
+        found = list(re.finditer(phrase.pattern, text, re.IGNORECASE))
+        if not found or not phrase.applies(request, expect):
+            continue
+        problems: list[list[tuple[tuple[str | int, ...], str]]] = []
+        for _, view in views:
+            noted: list[tuple[tuple[str | int, ...], str]] = []
+            _promise(phrase, found, view, _collect(noted))
+            if not noted:
+                break
+            problems.append(noted)
+        else:
+            for where_message in problems[0]:
+                report(*where_message)
+
+
+def _collect(noted: list[tuple[tuple[str | int, ...], str]]) -> Report:
+    def note(where: tuple[str | int, ...], message: str) -> None:
+        noted.append((where, message))
+
+    return note
+
+
+def _decisive(
+    decisive: Sequence[Decisive],
+    request: Mapping[str, Any],
+    expect: Mapping[str, Any],
+    where: tuple[str, ...],
+    report: Report,
+) -> None:
     for rule in decisive:
         if not rule.applies(request, expect):
             continue
         given = [name for name in rule.fields if name in expect]
         if not given:
-            report(("expect",), f"give {' or '.join(rule.fields)}: {rule.why}")
+            report(where, f"give {' or '.join(rule.fields)}: {rule.why}")
         elif rule.value is not None and not json_equal(rule.value, expect[given[0]]):
-            report(("expect", given[0]), f"must be {rule.value!r}: {rule.why}")
-    # Title and description are read as one text: a value named in either counts.
-    text = " ".join(f"{doc.get('title', '')} {doc.get('description', '')}".split())
-    for phrase in phrases:
-        found = list(re.finditer(phrase.pattern, text, re.IGNORECASE))
-        if found and phrase.applies(request, expect):
-            _promise(phrase, found, expect, report)
+            report((*where, given[0]), f"must be {rule.value!r}: {rule.why}")
 
 
 def _promise(
