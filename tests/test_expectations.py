@@ -286,3 +286,42 @@ def test_what_a_fake_cli_received_is_not_met_without_a_launch() -> None:
     ):
         got = list(provider_mismatches(provider_expectation(raw), Outcome("ok").calls))
         assert [(m.field, m.actual) for m in got] == [("provider", "no launch")]
+
+
+CHOICE = AGENT.replace(
+    "expect: {expect}", "tags: [{tags}]\nexpect: {expect}\nby_target: {by_target}"
+)
+
+
+@pytest.mark.parametrize(
+    ("tags", "by_target", "problem"),
+    [
+        # The contract leaves the ending open: the reference's reading decides it.
+        ("choice", "{reference: {error: policy_violation, diagnostics: [{path: ''}]}}", None),
+        # Without the tag the shared expectation must decide for every target.
+        ("codex", "{reference: {error: policy_violation}}", "exactly when it is tagged"),
+        # The override must then be decisive itself.
+        ("choice", "{reference: {launches: 1}}", "by_target.reference: give status or error"),
+    ],
+)
+def test_a_choice_leaves_the_decisive_fields_to_its_overrides(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    tags: str,
+    by_target: str,
+    problem: str | None,
+) -> None:
+    document = CHOICE.format(
+        description="The reference reports one diagnostic.",
+        tags=tags,
+        expect="{launches: 1}",
+        by_target=by_target,
+    )
+    (tmp_path / "case.yaml").write_text(document)
+    status = main(["lint", str(tmp_path / "case.yaml")])
+    shown = capsys.readouterr().out
+    if problem is None:
+        assert status == 0, shown
+    else:
+        assert status != 0
+        assert problem in shown, shown
