@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 HARNESS = ROOT / "harness"
 
 #: Top to bottom; each layer may import the layers after it.
-LAYERS = ("harness", "reports", "seams", "targets", "systems", "adaptor", "catalogue")
+LAYERS = ("harness", "fuzz", "reports", "seams", "targets", "systems", "adaptor", "catalogue")
 ANYWHERE = {"harness.exceptions"}
 
 
