@@ -231,7 +231,11 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--timeout", type=float, default=12.0, help="model-api: seconds per run")
     p.add_argument(
-        "--driver", action="append", default=[], help="agent-cli: only these drivers (repeatable)"
+        "--driver",
+        action="append",
+        default=[],
+        choices=("codex", "claude", "cursor", "codebuddy"),
+        help="agent-cli: only these drivers (repeatable)",
     )
     p.add_argument(
         "--allow-exec", action="store_true", help="also generate cases that run commands (Bash)"

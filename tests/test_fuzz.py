@@ -13,6 +13,7 @@ and no generated case runs a command unless the user allows it.
 from __future__ import annotations
 
 import json
+import sys
 import tempfile
 from pathlib import Path
 
@@ -27,7 +28,7 @@ from harness.fuzz.run import generate
 from harness.fuzz.verdict import DISAGREE, Difference, Judgement
 from harness.seams.case import execute
 
-NAIVE = "naive=python:tests.adaptors:naive"
+NAIVE = "naive=python:tests.adaptors:naive_inprocess"
 
 
 def fuzz(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[str]]:
@@ -51,7 +52,7 @@ def test_the_reference_launchers_agree_on_generated_agent_cli_cases(
     assert not (tmp_path / "o").exists()
 
 
-@pytest.mark.parametrize(("cli_name", "count"), [("claude", 8), ("codex", 6)])
+@pytest.mark.parametrize(("cli_name", "count"), [("claude", 10), ("codex", 6)])
 def test_the_reference_models_agree_with_themselves(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, cli_name: str, count: int
 ) -> None:
@@ -67,16 +68,16 @@ def test_the_reference_models_agree_with_themselves(
 def test_a_wrong_adaptor_is_found_shrunk_and_written(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    args = ["--seam", "agent-cli", "--target", NAIVE, "--examples", "40", "--seed", "3"]
-    args += ["--driver", "codex", "--shrink-budget", "25"]
+    args = ["--seam", "agent-cli", "--target", NAIVE, "--against", "reference-inproc"]
+    args += ["--examples", "30", "--seed", "3", "--driver", "codex", "--shrink-budget", "40"]
     status, out = fuzz(capsys, *args, "--out", str(tmp_path / "a"))
     assert status == 1
-    assert out[-1].startswith("fuzz: 40 cases, ")
+    assert out[-1].startswith("fuzz: 30 cases, ")
     assert " 0 disagree" not in out[-1]
     loaded = loader.load([tmp_path / "a"])
     assert loaded.problems == ()
     assert loaded.scenarios
-    naive, reference = targets.create(NAIVE), targets.create("reference")
+    naive, reference = targets.create(NAIVE), targets.create("reference-inproc")
     for scenario in loaded.scenarios:
         assert execute(scenario, reference).status == "passed", scenario.id
         assert execute(scenario, naive).status == "failed", scenario.id
@@ -92,18 +93,28 @@ def test_a_wrong_adaptor_is_found_shrunk_and_written(
         assert text == (tmp_path / "a" / name).read_text()
 
 
-def test_a_target_that_answers_garbage_is_errored_not_a_crash(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "junk=python:tests.adaptors:garbage",
+        "junk=python:tests.adaptors:explodes",
+        f"junk=cmd:{sys.executable} -c 'import sys; sys.exit(3)'",
+    ],
+    ids=["garbage", "raises", "dies"],
+)
+def test_a_target_that_misbehaves_is_errored_not_a_crash(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, spec: str
 ) -> None:
     before = set(Path(tempfile.gettempdir()).glob("harness-fuzz-*"))
     status, out = fuzz(
         capsys,
-        *("--seam", "agent-cli", "--target", "junk=python:tests.adaptors:garbage"),
-        *("--examples", "5", "--seed", "1", "--shrink-budget", "2", "--out", str(tmp_path)),
+        *("--seam", "agent-cli", "--target", spec, "--against", "reference-inproc"),
+        *("--examples", "4", "--seed", "1", "--shrink-budget", "2", "--out", str(tmp_path)),
     )
     assert status == 1
-    assert out[-1] == "fuzz: 5 cases, 0 agree, 0 disagree, 5 errored"
+    assert out[-1] == "fuzz: 4 cases, 0 agree, 0 disagree, 4 errored"
     assert any("errored: other (junk) errored" in line for line in out)
+    assert loader.load([tmp_path]).problems == ()
     assert set(Path(tempfile.gettempdir()).glob("harness-fuzz-*")) == before
 
 
@@ -169,3 +180,18 @@ def test_a_class_names_the_verdict_or_the_fields() -> None:
     assert plain.signature == "diagnostics"
     worded = Judgement("errored", reason="other (x) errored: took 12.5 s on 'abc'")
     assert worded.signature == "errored: other (x) errored: took N s on '…'"
+
+
+def test_a_terminal_gets_a_progress_line_and_a_pipe_does_not(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    args = ["--seam", "agent-cli", "--target", "reference-inproc", "--examples", "3"]
+    args += ["--out", str(tmp_path)]
+    status, piped = fuzz(capsys, *args)
+    assert status == 0
+    assert not any("\r" in line for line in piped)
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    assert cli.main(["fuzz", *args]) == 0
+    shown = capsys.readouterr().out
+    assert "\rfuzz: 3 cases, 3 agree, 0 disagree, 0 errored (of 3)" in shown
+    assert shown.splitlines()[-1] == piped[-1]

@@ -31,6 +31,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 from hypothesis import strategies as st
 from hypothesis.database import DirectoryBasedExampleDatabase
 
+from harness.exceptions import HarnessError
 from harness.fuzz import write
 from harness.fuzz.verdict import AGREE, DISAGREE, ERRORED, Judgement
 from harness.seams.case import execute
@@ -185,7 +186,11 @@ def shrink(
             if state["runs"] >= budget:
                 return  # out of budget: no new runs, the shrinker keeps what it has
             state["runs"] += 1
-        judged = judge(case)
+        try:
+            judged = judge(case)
+        except HarnessError as error:  # the harness's own trouble: not a shrink
+            state["error"] = error
+            return
         if judged.signature != signature:
             return
         state["last"] = (case, judged)
@@ -201,8 +206,10 @@ def shrink(
     except _SameFailure:
         case, judged = state["last"]  # hypothesis replays the minimal case last
         return case, judged, state["runs"]
-    except Exception as error:  # noqa: BLE001  (a flaky target: keep the smallest case seen)
-        state["flaky"] = error
+    except Exception:  # noqa: BLE001, S110  (a flaky target: keep the smallest case seen)
+        pass
+    if "error" in state:
+        raise state["error"]
     if state["smallest"] is None:
         raise AssertionError(f"the class {signature!r} did not fail again")
     _, case, judged = state["smallest"]
