@@ -238,7 +238,10 @@ def parser() -> argparse.ArgumentParser:
         help="agent-cli: only these drivers (repeatable)",
     )
     p.add_argument(
-        "--allow-exec", action="store_true", help="also generate cases that run commands (Bash)"
+        "--allow-exec",
+        action="store_true",
+        help="also generate cases that make the CLI run commands (Bash), confined as for "
+        "harness run --allow-exec; without it no generated case runs a command",
     )
     p.set_defaults(func=fuzz)
 

@@ -132,7 +132,7 @@ def test_no_generated_case_runs_a_command_unless_allowed() -> None:
     assert not any(model_api.needs_exec(case) for case in safe)
     allowed = _cases(model_api.claude_cases(True, 12.0), 300)
     assert any(model_api.needs_exec(case) for case in allowed)
-    codex = _cases(model_api.codex_cases(True, 12.0), 100)
+    codex = _cases(model_api.codex_cases(False, 12.0), 100)
     assert not any(model_api.needs_exec(case) for case in codex)
 
 

@@ -37,7 +37,7 @@ from harness.fuzz.run import (
     shrink,
 )
 from harness.fuzz.verdict import DISAGREE
-from harness.seams.case import execute
+from harness.seams import RunOptions
 from harness.targets import AgentBinary, Target
 
 Json = Any
@@ -126,7 +126,8 @@ def main(args: argparse.Namespace) -> int:
     progress = Progress()
     try:
         with scratch_dir() as scratch:
-            judge = Judge(fuzzer, truth, other, Path(scratch))
+            options = RunOptions(allow_exec=args.allow_exec)
+            judge = Judge(fuzzer, truth, other, Path(scratch), options)
             command = command_line(args, spec, against)
             summary = _fuzz(
                 args, fuzzer, judge, out=out, database=database, progress=progress, command=command
@@ -200,9 +201,8 @@ def _written(
     path = out / f"{doc['id']}.yaml"
     comment = f"Written by {command}.\nClass: {finding.signature}"
     scenario = write.load(write.dump(doc, comment), path)
-    truth, other = execute(scenario, judge.truth), execute(scenario, judge.other)
-    again = fuzzer.judge(truth, other)
-    holds = not has_truth or truth.status == "passed"
+    again = judge.judge(scenario)
+    holds = not has_truth or (again.truth is not None and again.truth.status == "passed")
     return replace(finding, path=path, reproduced=again.signature == judged.signature and holds)
 
 

@@ -11,10 +11,12 @@ Scripts are built to end on their own within seconds, whatever the binary
 makes of them: a step that makes the CLI ask again forever (another tool,
 a cut stream, a retryable HTTP error without a retry limit) is never the
 last one, which the fake repeats; retryable errors are few and carry short
-retry headers; delays are short.  Without ``allow_exec`` no step calls
-Bash, so no case runs a command (the real claude runs read-only Bash even
-without ``--allowedTools``); codex is only ever offered tools it does not
-have, which it never runs.
+retry headers; delays are short.  Without ``allow_exec`` no step calls a
+tool other than StructuredOutput and no tool is allowed, so no case runs a
+command (the real claude runs read-only Bash even without
+``--allowedTools``): the seam's own rule, `ModelApiRequest.runs_commands`,
+is the one `needs_exec` applies.  With it, steps call Bash (small local
+commands) and tools the CLIs do not have.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from harness.fuzz import jsonschemas as js
 from harness.fuzz.verdict import AGREE, DISAGREE, Difference, Judgement, errored
 from harness.reports import differential
 from harness.seams.case import CaseResult
-from harness.seams.model_api.values import ModelApiOutcome, show_value
+from harness.seams.model_api.values import ModelApiOutcome, request_of, show_value
 
 Json = Any
 Draw = st.DrawFn
@@ -117,8 +119,10 @@ def _delayed(draw: Draw, step: Step, budget: _Budget) -> Step:
 
 def _claude_answer(draw: Draw, schema: Json, final: bool, allow_exec: bool) -> Step:
     """A 200 answer; ``final`` ones end the run when repeated."""
-    kinds = 10 if final else 12 + allow_exec
-    kind = draw(st.integers(0, kinds))
+    kinds = list(range(11))
+    if not final:
+        kinds += [12, 11, 13] if allow_exec else [12]
+    kind = draw(st.sampled_from(kinds))
 
     def tool() -> Json:
         return js.tool_input(draw, schema)
@@ -136,7 +140,7 @@ def _claude_answer(draw: Draw, schema: Json, final: bool, allow_exec: bool) -> S
         return {**step, "tool": tool()} if draw(st.booleans()) else {**step, "text": "Done."}
     if kind == 5:
         calls = [{"input": tool()} for _ in range(draw(st.integers(2, 3)))]
-        if draw(st.booleans()):
+        if allow_exec and draw(st.booleans()):
             calls.insert(0, {"name": draw(st.sampled_from(UNKNOWN_TOOLS)), "input": {"q": 1}})
         return {"tools": calls}
     if kind == 6:
@@ -230,8 +234,10 @@ def claude_cases(draw: Draw, allow_exec: bool, timeout: float) -> dict[str, Json
     return {"request": request, "provider": {"model_script": script}}
 
 
-def _codex_answer(draw: Draw, schema: Json) -> Step:
-    kind = draw(st.integers(0, 8))
+def _codex_answer(draw: Draw, schema: Json, allow_exec: bool) -> Step:
+    kind = draw(
+        st.sampled_from([0, 1, 2, 3, 4, 6, 7, 8, 5] if allow_exec else [0, 1, 2, 3, 4, 6, 7, 8])
+    )
 
     def value() -> Json:
         return js.tool_input(draw, schema)
@@ -260,7 +266,8 @@ def codex_cases(draw: Draw, allow_exec: bool, timeout: float) -> dict[str, Json]
     schema = source.get("schema", {})
     budget = _Budget()
     steps = [
-        _delayed(draw, _codex_answer(draw, schema), budget) for _ in range(draw(st.integers(1, 3)))
+        _delayed(draw, _codex_answer(draw, schema, allow_exec), budget)
+        for _ in range(draw(st.integers(1, 3)))
     ]
     # A repeated tool call would make codex ask forever: such a script does not repeat.
     repeat = "tool" not in steps[-1] and not draw(st.booleans())
@@ -276,15 +283,8 @@ CASES: dict[str, Callable[[bool, float], st.SearchStrategy[dict[str, Json]]]] = 
 
 
 def needs_exec(case: dict[str, Json]) -> bool:
-    """Whether a case's model asks the CLI to run a command."""
-    script = case["provider"]["model_script"]
-    steps = script.get("steps", []) if isinstance(script, dict) else script
-    for step in steps:
-        names = [step.get("tool_name")] if "tool" in step else []
-        names += [c.get("name", step.get("tool_name")) for c in step.get("tools", [])]
-        if "Bash" in names:
-            return True
-    return False
+    """Whether a case would make the CLI run a command: the seam's own rule."""
+    return request_of(case["request"], case["provider"]).runs_commands()
 
 
 # -- judging and writing back ------------------------------------------------------------

@@ -31,9 +31,11 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 from hypothesis import strategies as st
 from hypothesis.database import DirectoryBasedExampleDatabase
 
+from harness.catalogue.scenario import Scenario
 from harness.exceptions import HarnessError
 from harness.fuzz import write
 from harness.fuzz.verdict import AGREE, DISAGREE, ERRORED, Judgement
+from harness.seams import RunOptions
 from harness.seams.case import execute
 from harness.targets import Target
 
@@ -97,6 +99,8 @@ class Judge:
     truth: Target
     other: Target
     scratch: Path
+    #: Whether cases may make a system run commands (``--allow-exec``).
+    options: RunOptions = field(default_factory=RunOptions)
     seen: dict[str, Judgement] = field(default_factory=dict)
     runs: int = 0
 
@@ -107,9 +111,14 @@ class Judge:
         doc = write.document(self.fuzzer, case)
         scenario = write.load(write.dump(doc), self.scratch / f"{doc['id']}.yaml")
         self.runs += 1
-        judged = self.fuzzer.judge(execute(scenario, self.truth), execute(scenario, self.other))
+        judged = self.judge(scenario)
         self.seen[write.key(case)] = judged
         return judged
+
+    def judge(self, scenario: Scenario) -> Judgement:
+        """``scenario`` on both targets, compared."""
+        truth = execute(scenario, self.truth, self.options)
+        return self.fuzzer.judge(truth, execute(scenario, self.other, self.options))
 
 
 def _quiet(**extra: Any) -> settings:
