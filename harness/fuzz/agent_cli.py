@@ -102,12 +102,20 @@ def _result_fields(draw: Draw, value: Json) -> dict[str, Json]:
     return {"drop": [draw(st.sampled_from(("session_id", "is_error", "result", "subtype")))]}
 
 
+#: A refusal stop: continued once, ended without the object, or retried on a fallback model.
+_REFUSALS: tuple[Step, ...] = (
+    {"refusal_continue": {}},
+    {"refusal": {}},
+    {"refusal_fallback": {"to": "claude-sonnet-4-5"}},
+)
+
+
 def _claude_steps(draw: Draw, schema: Json) -> list[Step]:
     """Claude Code (and CodeBuddy, which mirrors it) in print mode."""
     steps: list[Step] = ["init"]
     value = js.tool_input(draw, schema)
     for _ in range(draw(st.integers(0, 3))):
-        kind = draw(st.integers(0, 8))
+        kind = draw(st.integers(0, 11))
         if kind == 0:
             steps.append({"text": draw(st.sampled_from(("Looking.", '{"a": 1}', "")))})
         elif kind == 1:
@@ -122,6 +130,10 @@ def _claude_steps(draw: Draw, schema: Json) -> list[Step]:
             steps.append({"tool": {"name": "Bash", "input": {"command": "ls"}, "output": "a"}})
         elif kind == 6:
             steps.append({"api_error_message": "API Error: Connection error."})
+        elif kind == 7:
+            steps.append({"model_fallback": {"to": "claude-sonnet-4-5"}})
+        elif kind == 8:
+            steps.append(draw(st.sampled_from(_REFUSALS)))
         else:
             steps.append({"structured_output": js.tool_input(draw, schema)})
     if not js.rarely(draw, 4):
@@ -200,6 +212,8 @@ def agent_cases(draw: Draw, drivers: tuple[str, ...]) -> dict[str, Json]:
         ("on_invalid", ("return",)),
         ("mode", ("stream",)),
         ("approval", ("ask",)),
+        ("schema_name", ("diagnosis", "  padded name  ", "名前")),
+        ("schema_description", ("What failed.", " \n")),
     )
     for key, values in options:
         if js.rarely(draw, 5):

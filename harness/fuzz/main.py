@@ -210,9 +210,8 @@ def _report(summary: Summary, truth: str, other: str, args: argparse.Namespace) 
     what = f"{args.seam} {args.cli}" if args.cli else args.seam
     lines = [f"fuzz: {what}: {other} against {truth}, seed {args.seed}"]
     if summary.findings:
-        lines.append(
-            f"fuzz: {len(summary.findings)} class(es) of disagreement, each shrunk and written:"
-        )
+        count = len(summary.findings)
+        lines.append(f"fuzz: {count} class(es) of disagreement or error, shrunk and written:")
     for f in summary.findings:
         note = "" if f.reproduced else " (did not reproduce when run again: flaky)"
         lines.append(f"  {f.count:4d} x {f.signature}")
