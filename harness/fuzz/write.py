@@ -21,7 +21,7 @@ from harness.catalogue import loader
 from harness.catalogue.scenario import Scenario
 from harness.exceptions import HarnessError
 from harness.fuzz.verdict import Judgement
-from harness.seams.model_api.values import show_value
+from harness.reports import differential
 
 Json = Any
 #: How much of a differing value a finding's description shows.
@@ -98,7 +98,9 @@ def describe(judgement: Judgement, count: int, command: str) -> tuple[str, str]:
         f"truth ({_target(judgement.truth)}) did; {_target(judgement.other)} differs:"
     ]
     for d in judgement.differences:
-        lines.append(f"{d.at}: truth {_cut(d.truth)}, other {_cut(d.other)}.")
+        # Both values cut around where they start to differ, as the differential shows them.
+        truth, other = differential.Difference(d.field, d.at, d.truth, d.other).shown(SHOWN)
+        lines.append(f"{d.at}: truth {truth}, other {other}.")
     if judgement.reason:
         lines.append(judgement.reason)
     return title, "\n".join(lines)
@@ -106,8 +108,3 @@ def describe(judgement: Judgement, count: int, command: str) -> tuple[str, str]:
 
 def _target(result: object) -> str:
     return str(getattr(result, "target", "?"))
-
-
-def _cut(value: object) -> str:
-    text = show_value(value)
-    return text if len(text) <= SHOWN else text[: SHOWN - 1] + "…"
