@@ -17,7 +17,7 @@ TARGETS := --target reference \
            --target "claude-agent-sdk=cmd:$(BIN)/python examples/sdk-shims/claude_agent_sdk_shim.py" \
            --target "codex-sdk=cmd:node $(SDK_CODEX)/shim.mjs"
 
-.PHONY: run test lint typecheck bench mutants clean real-clis
+.PHONY: run test lint typecheck bench mutants fuzz clean real-clis
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -59,6 +59,14 @@ bench: $(STAMP)
 # Mutation testing of the agent-cli catalogue (minutes; not part of `make test`).
 mutants: $(STAMP)
 	$(BIN)/harness mutants --jobs 2
+
+# A larger fuzz budget than `make test` runs (docs/fuzz.md): the reference launchers
+# on generated agent-cli cases, the reference models against themselves on model-api
+# cases.  Findings, if any, go to fuzz-findings/.
+fuzz: $(STAMP)
+	$(BIN)/harness fuzz --seam agent-cli --target reference-inproc --examples 500 --seed 1
+	$(BIN)/harness fuzz --seam model-api --cli claude --target reference --against reference-inproc --examples 300 --seed 1
+	$(BIN)/harness fuzz --seam model-api --cli codex --target reference --against reference-inproc --examples 300 --seed 1
 
 clean:
 	rm -rf $(VENV) build *.egg-info $(NODE_EXAMPLE)/node_modules $(SDK_CODEX)/node_modules

@@ -106,9 +106,15 @@ def all_mutants(modules: Iterable[str]) -> list[tuple[Mutant, str]]:
         out += [
             (m, source)
             for m in mutants(module, source, path)
-            if (name, m.scope) not in OUT_OF_REACH
+            if not _out_of_reach(name, m.scope)
         ]
     return out
+
+
+def _out_of_reach(module: str, scope: str) -> bool:
+    """Whether a scope, or a function it defines (``bounded.expire``), is out of reach."""
+    parts = scope.split(".")
+    return any((module, ".".join(parts[:n])) in OUT_OF_REACH for n in range(1, len(parts) + 1))
 
 
 def _run_cases(scenarios: Sequence[Scenario]) -> str | None:
