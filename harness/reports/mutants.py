@@ -104,9 +104,7 @@ def all_mutants(modules: Iterable[str]) -> list[tuple[Mutant, str]]:
         source, _ = module_source(module)
         path = f"harness/adaptor/{name}.py"
         out += [
-            (m, source)
-            for m in mutants(module, source, path)
-            if not _out_of_reach(name, m.scope)
+            (m, source) for m in mutants(module, source, path) if not _out_of_reach(name, m.scope)
         ]
     return out
 
