@@ -48,6 +48,10 @@ class Located:
 
     value: Any
     marks: dict[Path, tuple[int, int]]
+    #: How many lines the text has.
+    lines: int = 1
+    #: Each alias (``*name``) by where it is used and where its anchor is.
+    aliases: tuple[tuple[Path, Path], ...] = ()
 
     def where(self, path: Path) -> tuple[int, int]:
         """The position of ``path``, or of its nearest recorded ancestor."""
@@ -67,6 +71,9 @@ class _Builder:
         self.loader = loader
         self.marks: dict[Path, tuple[int, int]] = {}
         self.count = 0
+        # The composer hands an alias the very node of its anchor.
+        self.first: dict[int, Path] = {}
+        self.aliases: list[tuple[Path, Path]] = []
 
     def build(self, node: yaml.Node, path: Path) -> Any:
         self.count += 1
@@ -78,6 +85,9 @@ class _Builder:
             line, column = _mark(node)
             raise YAMLProblem(line, column, path, f"nested deeper than {MAX_DEPTH} levels")
         self.marks.setdefault(path, _mark(node))
+        anchor = self.first.setdefault(id(node), path)
+        if anchor != path and not any(path[: len(u)] == u for u, _ in self.aliases[-1:]):
+            self.aliases.append((path, anchor))
         if isinstance(node, yaml.CollectionNode) and node.tag not in _PLAIN_TAGS:
             line, column = _mark(node)
             raise YAMLProblem(line, column, path, f"tag {node.tag!r} is not allowed")
@@ -172,11 +182,12 @@ def load(text: str) -> Located:
     try:
         _check_size(text)
         node = loader.get_single_node()
+        lines = len(text.splitlines()) or 1
         if node is None:
-            return Located(None, {(): (1, 1)})
+            return Located(None, {(): (1, 1)}, lines)
         builder = _Builder(loader)
         value = builder.build(node, ())
-        return Located(value, builder.marks)
+        return Located(value, builder.marks, lines, tuple(builder.aliases))
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)

@@ -31,6 +31,8 @@ class Entry:
     scenario: str
     check: str | None
     reason: str
+    #: Where the entry starts in its file (a stale entry is named by it).
+    line: int = 0
 
 
 @dataclass(frozen=True)
@@ -39,9 +41,16 @@ class Baseline:
 
     target: str
     entries: tuple[Entry, ...] = ()
+    #: The file it was read from.
+    path: str = ""
 
     def for_scenario(self, scenario: str) -> tuple[Entry, ...]:
         return tuple(e for e in self.entries if e.scenario == scenario)
+
+    def where(self, scenario: str) -> str:
+        """``file:line`` of the first entry for ``scenario``, to point a reader at it."""
+        lines = [e.line for e in self.for_scenario(scenario)]
+        return f"{self.path}:{min(lines)}" if lines else self.path
 
 
 def load(path: Path, known: Iterable[str]) -> tuple[Baseline | None, list[Problem]]:
@@ -71,10 +80,15 @@ def load(path: Path, known: Iterable[str]) -> tuple[Baseline | None, list[Proble
     if problems:
         return None, problems
     entries = tuple(
-        Entry(raw["scenario"], raw.get("check"), raw["reason"].strip())
-        for raw in doc["known_failures"]
+        Entry(
+            raw["scenario"],
+            raw.get("check"),
+            raw["reason"].strip(),
+            checked.line(("known_failures", i)),
+        )
+        for i, raw in enumerate(doc["known_failures"])
     )
-    return Baseline(doc["target"], entries), []
+    return Baseline(doc["target"], entries, str(path)), []
 
 
 def _failed_checks(result: CaseResult) -> set[str]:

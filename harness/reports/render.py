@@ -27,6 +27,7 @@ from harness.catalogue.scenario import Scenario
 from harness.exceptions import Problem
 from harness.reports.differential import Differential, Pair
 from harness.seams.case import STATUSES, CaseResult
+from harness.targets.announce import About
 
 #: Bumped whenever the JSON report changes shape.  2: each case names its
 #: seam, and a case's ``outcome`` has that seam's shape (service-api cases
@@ -68,6 +69,8 @@ class Report:
     differential: Differential = field(default_factory=Differential)
     #: Whether scenarios could make systems run commands, and how they were confined.
     commands: str = NO_COMMANDS
+    #: Each target: its kind, the implementation it announced, or why it did not start.
+    abouts: tuple[About, ...] = ()
 
     @classmethod
     def build(
@@ -79,6 +82,7 @@ class Report:
         differential: Differential | None = None,
         *,
         commands: str = NO_COMMANDS,
+        abouts: Iterable[About] = (),
     ) -> Report:
         return cls(
             tuple(sorted(scenarios, key=lambda s: s.id)),
@@ -87,7 +91,12 @@ class Report:
             root,
             differential or Differential(),
             commands,
+            tuple(sorted(abouts, key=lambda a: a.target)),
         )
+
+    def not_started(self) -> dict[str, str]:
+        """Each target that could not be started, with why."""
+        return {a.target: a.not_started for a in self.abouts if a.not_started is not None}
 
     @property
     def targets(self) -> tuple[str, ...]:
@@ -172,6 +181,7 @@ def to_json(report: Report) -> str:
         "coverage": report.coverage(),
         "differential": report.differential.to_json(),
         "commands": report.commands,
+        "about": [a.to_json() for a in report.abouts],
     }
     return json.dumps(document, ensure_ascii=False, sort_keys=True, indent=2) + "\n"
 
@@ -195,6 +205,7 @@ def matrix(report: Report) -> str:
         "",
         f"Commands a scenario makes a system run: {report.commands}.",
     ]
+    lines += _about(report)
     if report.problems:
         lines += ["", "## Scenario files rejected", ""]
         lines += [f"- `{p}`" for p in report.problems]
@@ -214,6 +225,34 @@ def matrix(report: Report) -> str:
                 row.append(_symbol(result))
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines) + "\n"
+
+
+def _about(report: Report) -> list[str]:
+    """The matrix's table of targets: what each one is, or why it did not start."""
+    if not report.abouts:
+        return []
+    lines = ["", "## Targets", "", "| target | kind | implementation | drivers | features |"]
+    lines.append("|---|---|---|---|---|")
+    for about in report.abouts:
+        found = about.implementation
+        if about.not_started is not None:
+            why = _one_line(about.not_started.splitlines()[0]).replace("|", "\\|")
+            lines.append(f"| {about.target} | {about.kind} | **did not start**: {why} | | |")
+        elif found is None:
+            lines.append(f"| {about.target} | {about.kind} | — | | |")
+        else:
+            drivers = ", ".join(sorted(found.drivers))
+            features = ", ".join(sorted(found.features)) or "—"
+            lines.append(
+                f"| {about.target} | {about.kind} | {found.shown()} | {drivers} | {features} |"
+            )
+    if report.not_started():
+        lines += [
+            "",
+            "A target that did not start is one failure of the run; its cases were not run "
+            "(counted as skipped).",
+        ]
+    return lines
 
 
 def failures(report: Report) -> str:
@@ -368,14 +407,22 @@ def differential(report: Report) -> str:
 
 def junit(report: Report) -> str:
     lines = ['<?xml version="1.0" encoding="utf-8"?>', "<testsuites>"]
+    not_started = report.not_started()
     for target in report.targets:
         cases = [r for r in report.results if r.target == target]
         counts = Counter(r.status for r in cases)
+        why = not_started.get(target)
         lines.append(
-            f'  <testsuite name={quoteattr(target)} tests="{len(cases)}" '
-            f'failures="{counts["failed"]}" errors="{counts["errored"]}" '
+            f'  <testsuite name={quoteattr(target)} tests="{len(cases) + (why is not None)}" '
+            f'failures="{counts["failed"]}" errors="{counts["errored"] + (why is not None)}" '
             f'skipped="{counts["skipped"]}">'
         )
+        if why is not None:
+            # The one failure of a target that could not be started; its cases are skipped.
+            lines.append(f'    <testcase classname={quoteattr(target)} name="(start)">')
+            first = why.splitlines()[0]
+            lines.append(f"      <error message={quoteattr(first)}>{escape(why)}</error>")
+            lines.append("    </testcase>")
         for r in cases:
             lines.append(
                 f"    <testcase classname={quoteattr(target)} name={quoteattr(r.scenario)}>"
