@@ -56,13 +56,21 @@ class Case:
         result = execute(self.scenario, targets.shared(self.target), self.options)
         verdict, note = judge(result, self.baseline)
         if verdict == "stale" and self.baseline is not None:
-            note = f"{self.baseline.where(result.scenario)}: {note}"
+            note = f"{shown_path(self.baseline.where(result.scenario))}: {note}"
         return replace(result, verdict=verdict, note=note or None)
 
     def about(self) -> str:
         """What this process has seen of the case's target, as JSON."""
         target = targets.shared(self.target)
         return json.dumps(about(target, target.name, target.kind).to_json())
+
+
+def shown_path(path: str) -> str:
+    """A path as the terminal shows it: relative to the current folder when inside it."""
+    try:
+        return Path(path).relative_to(Path.cwd()).as_posix()
+    except ValueError:
+        return path
 
 
 def baseline_path(folder: Path, target_name: str) -> Path | None:
@@ -295,7 +303,7 @@ class Session:
             if baseline is not None:
                 verdicts = Counter(r.verdict for r in mine)
                 shown += (
-                    f"; baseline {baseline.path}: {verdicts['expected']} expected, "
+                    f"; baseline {shown_path(baseline.path)}: {verdicts['expected']} expected, "
                     f"{verdicts['regression']} regressions, {verdicts['stale']} stale"
                 )
             lines.append(f"harness: {target}: {shown}")
@@ -325,7 +333,8 @@ class Session:
         path = baseline_path(self.baselines, target)
         if path is None:
             return "no baseline (name the target, NAME=SPEC, to read DIR/NAME.yaml)"
-        return f"no baseline at {path} (harness baseline --target {target}=SPEC writes one)"
+        where = shown_path(str(path))
+        return f"no baseline at {where} (harness baseline --target {target}=... writes one)"
 
     def _known_diffs(self, baselines: Mapping[str, Baseline | None]) -> list[str]:
         """Each failure a baseline lists, with its baseline entry and what differs now."""
@@ -334,7 +343,7 @@ class Session:
             baseline = baselines.get(result.target)
             if result.verdict != "expected" or baseline is None:
                 continue
-            where = baseline.where(result.scenario)
+            where = shown_path(baseline.where(result.scenario))
             lines.append(f"harness: known failure {result.case_id} ({where}): {result.note}")
             now = [m.render() for m in result.mismatches] or [result.reason or result.status]
             lines += [f"  {line}" for text in now for line in text.splitlines()]

@@ -103,7 +103,8 @@ def _telling(error: ValidationError) -> ValidationError:
         # A type mismatch against the branch the author clearly did not mean is
         # the least useful explanation; prefer what went wrong inside the other.
         telling = [e for e in error.context if e.validator != "type"] or list(error.context)
-        return best_match(telling)
+        best: ValidationError = best_match(telling)
+        return best
     return error
 
 
@@ -183,8 +184,8 @@ class _FileLoader:
             return self._one(document, _Positions(located, ()), ((1, located.lines),))
         found: dict[tuple[str | int, ...], str] = {}
         family = {"$ref": "#/$defs/family", "$defs": scenario_schema()["$defs"]}
-        for error in jsonschema.Draft202012Validator(family).iter_errors(document):
-            for path, message in _schema_problems(error):
+        for invalid in jsonschema.Draft202012Validator(family).iter_errors(document):
+            for path, message in _schema_problems(invalid):
                 found.setdefault(path, message)
         for path, message in found.items():
             self.problem(located.where(path), _field(path), message)

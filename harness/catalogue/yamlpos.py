@@ -11,6 +11,7 @@ PyYAML silently collapses, are rejected; so is any tag outside the safe set.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from dataclasses import dataclass
 from typing import Any
@@ -126,14 +127,14 @@ _CLOSING = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
 _NODES = (yaml.ScalarEvent, yaml.AliasEvent, *_OPENING)
 
 
-def _check_size(text: str) -> None:
+def _check_size(text: str, kind: type[yaml.SafeLoader] = _Loader) -> None:
     """
     `MAX_NODES` and `MAX_DEPTH`, held on the parser's event stream before any
     node is composed: a huge or deep document costs no memory and never
     reaches the recursive composer.
     """
     depth = nodes = 0
-    for event in yaml.parse(text, Loader=_Loader):
+    for event in yaml.parse(text, Loader=kind):
         if isinstance(event, _NODES):
             nodes += 1
         if isinstance(event, _OPENING):
@@ -176,11 +177,17 @@ def read(path: PathLike) -> Located:
     return load(text)
 
 
+#: libyaml refuses what the pure-Python loader reads: a ``\\udcXX`` escape, the
+#: way a scenario writes a raw byte that is not UTF-8 (``"\\udcff"`` is 0xFF).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][cC][89a-fA-F][0-9a-fA-F]")
+
+
 def load(text: str) -> Located:
     """Load one YAML document safely, with positions; raise `YAMLProblem`."""
-    loader = _Loader(text)
+    kind = yaml.SafeLoader if _SURROGATE_ESCAPE.search(text) else _Loader
+    loader = kind(text)
     try:
-        _check_size(text)
+        _check_size(text, kind)
         node = loader.get_single_node()
         lines = len(text.splitlines()) or 1
         if node is None:

@@ -25,6 +25,7 @@ from harness.adaptor.environment import scrub
 from harness.catalogue.clauses import families, registry
 from harness.catalogue.scenario import Scenario
 from harness.exceptions import Problem
+from harness.reports import about
 from harness.reports.differential import Differential, Pair
 from harness.seams.case import STATUSES, CaseResult
 from harness.targets.announce import About
@@ -205,7 +206,7 @@ def matrix(report: Report) -> str:
         "",
         f"Commands a scenario makes a system run: {report.commands}.",
     ]
-    lines += _about(report)
+    lines += about.table(report.abouts)
     if report.problems:
         lines += ["", "## Scenario files rejected", ""]
         lines += [f"- `{p}`" for p in report.problems]
@@ -225,34 +226,6 @@ def matrix(report: Report) -> str:
                 row.append(_symbol(result))
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines) + "\n"
-
-
-def _about(report: Report) -> list[str]:
-    """The matrix's table of targets: what each one is, or why it did not start."""
-    if not report.abouts:
-        return []
-    lines = ["", "## Targets", "", "| target | kind | implementation | drivers | features |"]
-    lines.append("|---|---|---|---|---|")
-    for about in report.abouts:
-        found = about.implementation
-        if about.not_started is not None:
-            why = _one_line(about.not_started.splitlines()[0]).replace("|", "\\|")
-            lines.append(f"| {about.target} | {about.kind} | **did not start**: {why} | | |")
-        elif found is None:
-            lines.append(f"| {about.target} | {about.kind} | — | | |")
-        else:
-            drivers = ", ".join(sorted(found.drivers))
-            features = ", ".join(sorted(found.features)) or "—"
-            lines.append(
-                f"| {about.target} | {about.kind} | {found.shown()} | {drivers} | {features} |"
-            )
-    if report.not_started():
-        lines += [
-            "",
-            "A target that did not start is one failure of the run; its cases were not run "
-            "(counted as skipped).",
-        ]
-    return lines
 
 
 def failures(report: Report) -> str:
@@ -385,9 +358,13 @@ def differential(report: Report) -> str:
             "```diff",
         ]
         for difference in pair.differences:
-            left, right = difference.shown()
-            lines += [f"@@ {difference.at} @@", f"- {pair.reference}: {left}"]
-            lines.append(f"+ {pair.real}: {right}")
+            for part in difference.parts():
+                left, right = part.shown()
+                lines += [f"@@ {part.at} @@", f"- {pair.reference}: {left}"]
+                lines.append(f"+ {pair.real}: {right}")
+            more = difference.parts_left_out()
+            if more:
+                lines.append(f"@@ {difference.at}: {more} more differing part(s) @@")
         lines.append("```")
     lines += ["", "## Expected disagreements", ""]
     if not found.entries:
