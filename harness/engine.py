@@ -211,10 +211,10 @@ class Session:
         """
         if self.checked is None:
             names = {spec: targets.shared(spec).name for spec in self.targets}
-            known = [s.id for s in self.catalogue().scenarios]
             problems: list[Problem] = []
             baselines: dict[str, Baseline | None] = {}
             if self.baselines is not None:
+                known = self.whole_catalogue()
                 for name in names.values():
                     baseline, found = baseline_for(self.baselines, name, known)
                     baselines[name] = baseline
@@ -233,6 +233,24 @@ class Session:
             problems += self.expectations()[1]
             self.checked = (baselines, problems)
         return self.checked
+
+    def whole_catalogue(self) -> list[str]:
+        """
+        The ids of every scenario of the catalogues this run draws on, so that
+        a run over part of one (``scenarios/agent-cli/codex``) accepts a
+        baseline written over the whole and still catches a misspelt entry;
+        entries for scenarios outside the run are simply not judged.
+        """
+        ids = {s.id for s in self.catalogue().scenarios}
+        wider = set()
+        for path in self.paths:
+            folder = path if path.is_dir() else path.parent
+            root = loader.catalogue_folder(folder)
+            if root != folder:  # the path lies inside a catalogue's seam folders
+                wider.add(root)
+        if wider:
+            ids |= {s.id for s in loader.load(sorted(wider)).scenarios}
+        return sorted(ids)
 
     @property
     def baseline_problems(self) -> list[Problem]:

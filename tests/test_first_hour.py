@@ -470,6 +470,24 @@ def test_reports_go_where_asked_and_never_over_the_projects_own(
     assert f"harness: reports written to {folder}" in out
 
 
+def test_a_run_over_part_of_the_catalogue_reads_a_baseline_of_the_whole(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    baselines = tmp_path / "baselines"
+    baselines.mkdir()
+    (baselines / "mine.yaml").write_text(
+        "target: mine\nknown_failures:\n"
+        "  - scenario: claude-happy-json\n    reason: outside this run, not judged\n"
+        "  - scenario: codex-hapy\n    reason: misspelt\n"
+    )
+    argv = ["run", str(SCENARIOS / "agent-cli/codex"), "--target", "mine=reference-inproc"]
+    argv += ["-k", "codex-happy", "--baselines", str(baselines), "--reports", ""]
+    assert main(argv) == 1
+    rejected = [line for line in capsys.readouterr().out.splitlines() if "rejected" in line]
+    assert len(rejected) == 1
+    assert rejected[0].endswith("known_failures[1].scenario: unknown scenario 'codex-hapy'")
+
+
 def test_a_baselines_folder_that_is_not_there_is_said(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["run", str(SCENARIOS / "agent-cli/codex"), "--baselines", "no-such-folder"]
     assert main(argv) == 2
