@@ -10,9 +10,17 @@ NODE_EXAMPLE    := examples/node-adaptor
 NODE_STAMP      := $(NODE_EXAMPLE)/node_modules/.installed
 SDK_CODEX       := examples/sdk-shims/codex-sdk
 SDK_CODEX_STAMP := $(SDK_CODEX)/node_modules/.installed
+# HARNESS_REAL_CLIS=off leaves the pinned real CLIs out: neither installed nor run.
+ifeq ($(filter off OFF Off,$(strip $(HARNESS_REAL_CLIS))),)
+REAL_CLIS   := real-clis
+REAL_TARGET := --target real
+else
+REAL_CLIS   :=
+REAL_TARGET :=
+endif
 # Targets beside the reference: adaptors we did not write, each with a baseline.
 TARGETS := --target reference \
-           --target real \
+           $(REAL_TARGET) \
            --target "node-example=cmd:node $(NODE_EXAMPLE)/adaptor.mjs" \
            --target "claude-agent-sdk=cmd:$(BIN)/python examples/sdk-shims/claude_agent_sdk_shim.py" \
            --target "codex-sdk=cmd:node $(SDK_CODEX)/shim.mjs"
@@ -38,11 +46,11 @@ $(SDK_CODEX_STAMP): $(SDK_CODEX)/package-lock.json
 real-clis:
 	sh scripts/install-real-clis.sh
 
-run: $(STAMP) $(NODE_STAMP) $(SDK_CODEX_STAMP) real-clis
+run: $(STAMP) $(NODE_STAMP) $(SDK_CODEX_STAMP) $(REAL_CLIS)
 	$(BIN)/harness lint scenarios
 	$(BIN)/harness run scenarios $(TARGETS) --allow-exec --baselines baselines --reports reports
 
-test: $(STAMP) $(NODE_STAMP) $(SDK_CODEX_STAMP) real-clis
+test: $(STAMP) $(NODE_STAMP) $(SDK_CODEX_STAMP) $(REAL_CLIS)
 	$(BIN)/ruff check harness providers_fake tests examples
 	$(BIN)/mypy
 	$(BIN)/pytest -n 2 --cov --cov-report=term:skip-covered

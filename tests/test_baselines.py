@@ -259,7 +259,8 @@ def test_baseline_workflow(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     # Without a baseline every failure of the naive adaptor is a regression.
     assert _run(tmp_path, baselines) == 1
     out = capsys.readouterr().out
-    assert "regressions" in out
+    # Which file would have listed them is said, not left to guess.
+    assert f"harness: naive: no baseline at {baselines / 'naive.yaml'}" in out
 
     # Record the current failures; the same run is then green.
     written = baselines / "naive.yaml"
@@ -269,14 +270,29 @@ def test_baseline_workflow(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     capsys.readouterr()
     assert _run(tmp_path, baselines) == 0
     out = capsys.readouterr().out
+    assert f"; baseline {written}: " in out
     assert "0 regressions, 0 stale" in out
+    assert "harness: known failure" not in out  # quiet unless asked
     matrix = (tmp_path / "reports" / "matrix.md").read_text()
     assert "| known |" in matrix or "| [known](" in matrix
 
-    # An entry for a scenario that passes is stale and fails the run.
+    # On request, each listed failure shows its entry and what differs today.
+    assert _run(tmp_path, baselines, "--show-known") == 0
+    out = capsys.readouterr().out
+    entry = text.splitlines().index("  - scenario: claude-json-result-without-structured-output")
+    assert (
+        "harness: known failure claude-json-result-without-structured-output[naive] "
+        f"({written}:{entry + 1}): "
+    ) in out
+    assert '\n  error:\n    expected: "policy_violation"\n    actual:   null\n' in out
+
+    # An entry for a scenario that passes is stale, fails the run, and is named by file and line.
+    stale = len(text.splitlines()) + 1
     written.write_text(text + "  - scenario: claude-happy-json\n    reason: it used to fail\n")
     assert _run(tmp_path, baselines) == 1
-    assert "stale baseline entry" in capsys.readouterr().out
+    assert f"claude-happy-json[naive]: stale baseline entry: {written}:{stale}: " in (
+        capsys.readouterr().out
+    )
 
 
 def test_baseline_naming_another_target(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -287,6 +287,9 @@ class Scenario:
     #: Scripts for the second and later launches of the fake (follow-up turns
     #: behind a service), in order; a launch past the end replays the last one.
     later_scripts: tuple[Script, ...] = ()
+    #: The lines of ``path`` that define it, as (first, last) spans: the whole
+    #: file, or a family's shared part and this case (`harness show` prints them).
+    source: tuple[tuple[int, int], ...] = ()
 
     @cached_property
     def family(self) -> str:

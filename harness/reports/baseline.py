@@ -45,6 +45,8 @@ class Entry:
     scenario: str
     check: str | None
     reason: str
+    #: Where the entry starts in its file (a stale entry is named by it).
+    line: int = 0
 
 
 @dataclass(frozen=True)
@@ -72,12 +74,19 @@ class Baseline:
     target: str
     entries: tuple[Entry, ...] = ()
     skips: tuple[Skip, ...] = ()
+    #: The file it was read from.
+    path: str = ""
 
     def for_scenario(self, scenario: str) -> tuple[Entry, ...]:
         return tuple(e for e in self.entries if e.scenario == scenario)
 
     def skip_for(self, scenario: str) -> Skip | None:
         return next((s for s in self.skips if scenario in s.covers), None)
+
+    def where(self, scenario: str) -> str:
+        """``file:line`` of the first entry for ``scenario``, to point a reader at it."""
+        lines = [e.line for e in self.for_scenario(scenario)]
+        return f"{self.path}:{min(lines)}" if lines else self.path
 
 
 def known(scenarios: Iterable[Scenario]) -> dict[str, str | None]:
@@ -118,10 +127,15 @@ def load(path: Path, catalogue: Mapping[str, str | None]) -> tuple[Baseline | No
     if problems:
         return None, problems
     entries = tuple(
-        Entry(raw["scenario"], raw.get("check"), raw["reason"].strip())
-        for raw in doc["known_failures"]
+        Entry(
+            raw["scenario"],
+            raw.get("check"),
+            raw["reason"].strip(),
+            checked.line(("known_failures", i)),
+        )
+        for i, raw in enumerate(doc["known_failures"])
     )
-    return Baseline(doc["target"], entries, skips), []
+    return Baseline(doc["target"], entries, skips, str(path)), []
 
 
 def _skips(

@@ -25,8 +25,10 @@ from harness.adaptor.environment import scrub
 from harness.catalogue.clauses import families, registry
 from harness.catalogue.scenario import Scenario
 from harness.exceptions import Problem
+from harness.reports import about
 from harness.reports.differential import Differential, Pair
 from harness.seams.case import SKIPPED_BY, STATUSES, CaseResult
+from harness.targets.announce import About
 
 #: Bumped whenever the JSON report changes shape.  2: each case names its
 #: seam, and a case's ``outcome`` has that seam's shape (service-api cases
@@ -70,6 +72,8 @@ class Report:
     differential: Differential = field(default_factory=Differential)
     #: Whether scenarios could make systems run commands, and how they were confined.
     commands: str = NO_COMMANDS
+    #: Each target: its kind, the implementation it announced, or why it did not start.
+    abouts: tuple[About, ...] = ()
 
     @classmethod
     def build(
@@ -81,6 +85,7 @@ class Report:
         differential: Differential | None = None,
         *,
         commands: str = NO_COMMANDS,
+        abouts: Iterable[About] = (),
     ) -> Report:
         return cls(
             tuple(sorted(scenarios, key=lambda s: s.id)),
@@ -89,7 +94,12 @@ class Report:
             root,
             differential or Differential(),
             commands,
+            tuple(sorted(abouts, key=lambda a: a.target)),
         )
+
+    def not_started(self) -> dict[str, str]:
+        """Each target that could not be started, with why."""
+        return {a.target: a.not_started for a in self.abouts if a.not_started is not None}
 
     @property
     def targets(self) -> tuple[str, ...]:
@@ -199,6 +209,7 @@ def to_json(report: Report) -> str:
         "coverage": report.coverage(),
         "differential": report.differential.to_json(),
         "commands": report.commands,
+        "about": [a.to_json() for a in report.abouts],
     }
     return json.dumps(document, ensure_ascii=False, sort_keys=True, indent=2) + "\n"
 
@@ -237,6 +248,7 @@ def matrix(report: Report) -> str:
                 f"| {target} | {SKIPPED_BY_WORDS.get(each['skipped_by'], each['skipped_by'])} "
                 f"| {reason} | {each['count']} |"
             )
+    lines += about.table(report.abouts)
     if report.problems:
         lines += ["", "## Scenario files rejected", ""]
         lines += [f"- `{p}`" for p in report.problems]
@@ -388,9 +400,13 @@ def differential(report: Report) -> str:
             "```diff",
         ]
         for difference in pair.differences:
-            left, right = difference.shown()
-            lines += [f"@@ {difference.at} @@", f"- {pair.reference}: {left}"]
-            lines.append(f"+ {pair.real}: {right}")
+            for part in difference.parts():
+                left, right = part.shown()
+                lines += [f"@@ {part.at} @@", f"- {pair.reference}: {left}"]
+                lines.append(f"+ {pair.real}: {right}")
+            more = difference.parts_left_out()
+            if more:
+                lines.append(f"@@ {difference.at}: {more} more differing part(s) @@")
         lines.append("```")
     lines += ["", "## Expected disagreements", ""]
     if not found.entries:
@@ -410,14 +426,22 @@ def differential(report: Report) -> str:
 
 def junit(report: Report) -> str:
     lines = ['<?xml version="1.0" encoding="utf-8"?>', "<testsuites>"]
+    not_started = report.not_started()
     for target in report.targets:
         cases = [r for r in report.results if r.target == target]
         counts = Counter(r.status for r in cases)
+        why = not_started.get(target)
         lines.append(
-            f'  <testsuite name={quoteattr(target)} tests="{len(cases)}" '
-            f'failures="{counts["failed"]}" errors="{counts["errored"]}" '
+            f'  <testsuite name={quoteattr(target)} tests="{len(cases) + (why is not None)}" '
+            f'failures="{counts["failed"]}" errors="{counts["errored"] + (why is not None)}" '
             f'skipped="{counts["skipped"]}">'
         )
+        if why is not None:
+            # The one failure of a target that could not be started; its cases are skipped.
+            lines.append(f'    <testcase classname={quoteattr(target)} name="(start)">')
+            first = why.splitlines()[0]
+            lines.append(f"      <error message={quoteattr(first)}>{escape(why)}</error>")
+            lines.append("    </testcase>")
         for r in cases:
             lines.append(
                 f"    <testcase classname={quoteattr(target)} name={quoteattr(r.scenario)}>"

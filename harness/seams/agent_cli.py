@@ -32,6 +32,7 @@ from harness.catalogue.scenario import (
     Step,
 )
 from harness.catalogue.seam import Parts, Report, merge
+from harness.catalogue.suggest import did_you_mean
 from harness.seams import promises
 from harness.seams.compare import Mismatch, compare
 from harness.targets import Adaptor, Target, workspace
@@ -237,41 +238,6 @@ class AgentCli:
             )
         return out
 
-    def show(self, scenario: Scenario) -> list[str]:
-        request = scenario.request
-        assert isinstance(request, Request)
-        lines = [
-            f"request: driver={request.driver} mode={request.mode} "
-            f"on_invalid={request.on_invalid} approval={request.approval}"
-        ]
-        if scenario.script is not None:
-            lines += show_script(scenario.script)
-        lines.append("expect:")
-        lines += show_fields(scenario.expect)
-        return lines
-
-
-def show_script(script: Script, heading: str = "provider script:") -> list[str]:
-    """A script as ``harness show`` prints it."""
-    lines = [heading]
-    for step in script.steps:
-        lines.append(f"  - {step.kind}" + ("" if step.arg is None else f": {step.arg.text}"))
-    if script.exit is not None:
-        lines.append(f"  exit {script.exit}")
-    if script.signal:
-        lines.append(f"  die by {script.signal}")
-    return lines
-
-
-def show_fields(value: object) -> list[str]:
-    """The fields of an expectation that are set, one per line."""
-    lines = []
-    for name, field in vars(value).items():
-        if field not in (None, False, ()):
-            shown = field.text if hasattr(field, "text") else field
-            lines.append(f"  {name}: {shown}")
-    return lines
-
 
 def check_steps(cli: str, steps: list[Any], at: tuple[str | int, ...], report: Report) -> None:
     """Every scripted step is an event of ``cli`` or a special step (any seam with a fake CLI)."""
@@ -280,7 +246,8 @@ def check_steps(cli: str, steps: list[Any], at: tuple[str | int, ...], report: R
         name = step if isinstance(step, str) else next(iter(step))
         if name not in events and name not in _SPECIAL_STEPS:
             known = ", ".join(sorted(events))
-            report((*at, "steps", i), f"unknown {cli} event {name!r} (known: {known})")
+            hint = did_you_mean(name, events | _SPECIAL_STEPS)
+            report((*at, "steps", i), f"unknown {cli} event {name!r}{hint} (known: {known})")
 
 
 def check_patterns(provider: dict[str, Any], at: tuple[str | int, ...], report: Report) -> None:

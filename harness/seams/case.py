@@ -6,7 +6,10 @@ drives the target and reads back what the fake recorded; `SeamKind.compare`
 holds the outcome against the expectation).  This module adds what is the
 same on every seam: a target that does not serve the seam is skipped, and
 whatever the target does (raise, hang past its own timeout, return garbage,
-be unreachable), the case ends as a `CaseResult` and the run goes on.
+be unreachable), the case ends as a `CaseResult` and the run goes on.  A
+target that cannot be started at all is the exception to one result per
+failure: its cases are skipped as not run, and the target's own failure is
+reported once (`harness.targets.announce.About`).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from dataclasses import dataclass
 
 from harness import seams
 from harness.catalogue.scenario import Scenario
-from harness.exceptions import ServiceFailed
+from harness.exceptions import ServiceFailed, TargetNotStarted
 from harness.seams import RunOptions, SeamOutcome
 from harness.seams.compare import Mismatch
 from harness.targets import Target
@@ -54,6 +57,11 @@ class CaseResult:
         return f"{self.scenario}[{self.target}]"
 
 
+def not_run(target: str) -> str:
+    """The reason of every case of a target that could not be started."""
+    return f"not run: {target} did not start"
+
+
 #: What a run may do unless the user says more: nothing that runs a command.
 DEFAULT_OPTIONS = RunOptions()
 
@@ -70,6 +78,10 @@ def execute(
         outcome = seam.observe(scenario, target, options)
     except Skipped as skip:
         return CaseResult(scenario.id, target.name, "skipped", reason=str(skip), skipped_by=skip.by)
+    except TargetNotStarted:
+        # One failure of the target, reported once (`announce.About`), not one per case.
+        reason = not_run(target.name)
+        return CaseResult(scenario.id, target.name, "skipped", reason=reason, skipped_by="harness")
     except (AdaptorFailed, ServiceFailed) as failure:
         return CaseResult(scenario.id, target.name, "errored", reason=str(failure))
     except Exception as error:  # noqa: BLE001  (a broken target is data, not a crash)

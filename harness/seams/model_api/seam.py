@@ -18,19 +18,18 @@ the last line's type, the last agent message (``result``, and parsed as JSON,
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any, cast
 
 from harness import seams
 from harness.catalogue.files import Folder
-from harness.catalogue.scenario import Json, Scenario
+from harness.catalogue.scenario import Scenario
 from harness.catalogue.seam import Parts, Report, merge
 from harness.seams import promises
 from harness.seams.compare import Mismatch
 from harness.seams.model_api.expect import ModelApiExpectation, compare, describe, expectation_of
 from harness.seams.model_api.run import model_script, run_case, run_reference
-from harness.seams.model_api.values import ModelApiOutcome, ModelApiRequest, request_of, show_value
+from harness.seams.model_api.values import ModelApiOutcome, ModelApiRequest, request_of
 from harness.systems import sandbox
 from harness.targets import AgentBinary, Target
 from harness.targets.protocol import Skipped
@@ -213,38 +212,6 @@ class ModelApi:
         if beyond is not None:
             out.append(f"the real binaries are skipped here: {beyond}")
         return out
-
-    def show(self, scenario: Scenario) -> list[str]:
-        request = cast(ModelApiRequest, scenario.request)
-        lines = [f"request: {request.cli}, prompt {request.prompt!r}"]
-        shown = request.schema if len(request.schema) <= 400 else request.schema[:400] + "..."
-        lines.append(f"  schema argument ({len(request.schema)} characters): {shown}")
-        if request.cli == "claude":
-            lines.append(f"  output format: {request.output_format}")
-        lines += [f"  env {key}={value}" for key, value in request.env]
-        lines += [f"  gate {name}: {value}" for name, value in request.gates]
-        if request.refusal_fallback_model:
-            lines.append(f"  refusal fallback model: {request.refusal_fallback_model}")
-        lines += [f"  an earlier turn, resumed: {prompt!r}" for prompt in request.earlier_prompts]
-        if request.fallback_model:
-            lines.append(f"  fallback model: {request.fallback_model}")
-        beyond = request.beyond_offline()
-        if beyond is not None:
-            lines.append(f"  the real binaries are skipped: {beyond}")
-        lines.append("model script (one step per request):")
-        lines += [f"  - {show_value(step)}" for step in _steps(request)]
-        lines.append("expect:")
-        unset = ModelApiExpectation()
-        for name, value in vars(scenario.expect).items():
-            if value != getattr(unset, name):  # what the case pins, is_error: false and 0 too
-                lines.append(f"  {name}: {value.text if isinstance(value, Json) else value}")
-        return lines
-
-
-def _steps(request: ModelApiRequest) -> list[Any]:
-    document = json.loads(request.model_script)
-    steps = document.get("steps", []) if isinstance(document, dict) else document
-    return steps if isinstance(steps, list) else []
 
 
 seams.register("model-api", ModelApi())

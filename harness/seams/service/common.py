@@ -75,8 +75,6 @@ class ServiceKind(Protocol):
 
     def describe(self, expect: object) -> list[str]: ...
 
-    def show_request(self, request: object) -> list[str]: ...
-
 
 #: Service name → its kind; the scenario schema lists the same names.
 SERVICES: dict[str, ServiceKind] = {}

@@ -254,18 +254,6 @@ class T3:
         out += [f"no turn sets `{key}`" for key in expect.options_unset]
         return out + common.describe_fake_side(expect.launches, expect.provider)
 
-    def show_request(self, request: object) -> list[str]:
-        assert isinstance(request, T3Request), request
-        lines = [
-            f"request: service=t3 agent={request.agent} wait={request.wait} "
-            f"timeout={request.timeout}",
-            f"  task: {request.task!r}",
-        ]
-        if request.result_schema is not None:
-            lines.append(f"  resultSchema: {request.result_schema.text}")
-        lines += [f"  follow-up: {prompt!r}" for prompt in request.follow_ups]
-        return lines
-
 
 def _capability(capabilities: Any, name: str) -> Any:
     entries = common.at(capabilities, "providers")

@@ -255,16 +255,6 @@ class Throng:
             out.append(f"artifact parts: `{expect.parts.text}`")
         return out + common.describe_fake_side(expect.launches, expect.provider)
 
-    def show_request(self, request: object) -> list[str]:
-        assert isinstance(request, ThrongRequest), request
-        lines = ["request: service=throng", f"  manifest: {request.manifest.text}"]
-        if request.turn is not None:
-            lines.append(
-                f"  turn: a2a={request.turn.a2a} timeout={request.turn.timeout} "
-                f"prompt={request.turn.prompt!r}"
-            )
-        return lines
-
 
 def _mismatches(expect: ThrongExpectation, actual: ThrongOutcome) -> Iterator[Mismatch]:
     if expect.status is not None:
