@@ -10,20 +10,27 @@ NODE_EXAMPLE    := examples/node-adaptor
 NODE_STAMP      := $(NODE_EXAMPLE)/node_modules/.installed
 SDK_CODEX       := examples/sdk-shims/codex-sdk
 SDK_CODEX_STAMP := $(SDK_CODEX)/node_modules/.installed
-# Releases of the real CLIs beside the pinned pair, installed on demand: the one
-# seed 004 describes and the newest published (docs/versions.md); with several
-# releases of claude the reports include drift.md and clauses by version.
-VERSIONS := --target 'real:claude=2.1.235' \
-            --target 'real:claude=2.1.332,codex=0.171.0'
+# HARNESS_REAL_CLIS=off leaves the real CLIs out: neither installed nor run.
+# Beside the pinned pair, releases installed on demand: the one seed 004
+# describes and the newest published (docs/versions.md); with several releases
+# of claude the reports include drift.md and clauses by version.
+ifeq ($(filter off OFF Off,$(strip $(HARNESS_REAL_CLIS))),)
+REAL_CLIS   := real-clis
+REAL_TARGET := --target real \
+               --target 'real:claude=2.1.235' \
+               --target 'real:claude=2.1.332,codex=0.171.0'
+else
+REAL_CLIS   :=
+REAL_TARGET :=
+endif
 # Targets beside the reference: adaptors we did not write, each with a baseline.
 TARGETS := --target reference \
-           --target real \
-           $(VERSIONS) \
+           $(REAL_TARGET) \
            --target "node-example=cmd:node $(NODE_EXAMPLE)/adaptor.mjs" \
            --target "claude-agent-sdk=cmd:$(BIN)/python examples/sdk-shims/claude_agent_sdk_shim.py" \
            --target "codex-sdk=cmd:node $(SDK_CODEX)/shim.mjs"
 
-.PHONY: run test lint typecheck bench clean real-clis
+.PHONY: run test lint typecheck bench mutants fuzz clean real-clis
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -44,11 +51,11 @@ $(SDK_CODEX_STAMP): $(SDK_CODEX)/package-lock.json
 real-clis:
 	sh scripts/install-real-clis.sh
 
-run: $(STAMP) $(NODE_STAMP) $(SDK_CODEX_STAMP) real-clis
+run: $(STAMP) $(NODE_STAMP) $(SDK_CODEX_STAMP) $(REAL_CLIS)
 	$(BIN)/harness lint scenarios
 	$(BIN)/harness run scenarios $(TARGETS) --allow-exec --baselines baselines --reports reports
 
-test: $(STAMP) $(NODE_STAMP) $(SDK_CODEX_STAMP) real-clis
+test: $(STAMP) $(NODE_STAMP) $(SDK_CODEX_STAMP) $(REAL_CLIS)
 	$(BIN)/ruff check harness providers_fake tests examples
 	$(BIN)/mypy
 	$(BIN)/pytest -n 2 --cov --cov-report=term:skip-covered
@@ -61,6 +68,18 @@ typecheck: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/harness bench scenarios
+
+# Mutation testing of the agent-cli catalogue (minutes; not part of `make test`).
+mutants: $(STAMP)
+	$(BIN)/harness mutants --jobs 2
+
+# A larger fuzz budget than `make test` runs (docs/fuzz.md): the reference launchers
+# on generated agent-cli cases, the reference models against themselves on model-api
+# cases.  Findings, if any, go to fuzz-findings/.
+fuzz: $(STAMP)
+	$(BIN)/harness fuzz --seam agent-cli --target reference-inproc --examples 500 --seed 1
+	$(BIN)/harness fuzz --seam model-api --cli claude --target reference --against reference-inproc --examples 300 --seed 1
+	$(BIN)/harness fuzz --seam model-api --cli codex --target reference --against reference-inproc --examples 300 --seed 1
 
 clean:
 	rm -rf $(VENV) build *.egg-info $(NODE_EXAMPLE)/node_modules $(SDK_CODEX)/node_modules

@@ -1,5 +1,7 @@
 """
-The ``harness`` command: lint, list, show, run, drift, baseline, record, import, serve and bench.
+The ``harness`` command: one subcommand per verb (lint, list, show, run,
+drift, baseline, record, import, fuzz, serve, mutants, bench), each listed by
+``harness --help``.
 
 Each subcommand is a thin shell over the core; ``run`` hands the catalogue to
 pytest (the engine) with the reports plugin switched on.
@@ -8,10 +10,14 @@ pytest (the engine) with the reports plugin switched on.
 from __future__ import annotations
 
 import argparse
+import hashlib
+import os
 import sys
 import tempfile
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from harness.exceptions import HarnessError
 from harness.signals import terminate_gracefully
@@ -19,21 +25,83 @@ from harness.signals import terminate_gracefully
 # The subcommands import the harness when they run: until then SIGTERM is
 # already an orderly stop, and `harness --help` answers at once.
 
+DESCRIPTION = """\
+A conformance harness for structured output from coding agents (Claude Code,
+Codex, Cursor, CodeBuddy). A catalogue of YAML scenarios says what must happen
+when an agent CLI is asked for schema-valid JSON; scripted fakes play the CLIs
+and the model APIs; the harness runs every scenario against a target (the
+reference implementation, your adaptor, a service, the real CLIs) and reports
+what passed, what failed and why."""
+
+EPILOG = """\
+Start with: harness list, then harness run --target 'mine=cmd:COMMAND' (see
+harness run --help). The reference pages are in the docs/ folder of the
+project."""
+
 ALLOW_EXEC_HELP = (
     "let scenarios make the systems under test run commands on this machine, confined to "
     "the case's folder (bubblewrap where available); without it such cases are skipped"
 )
+PATHS_HELP = "scenario files or folders (default: scenarios)"
+
+#: What ``harness run --help`` says of targets.  tests/test_cli.py holds it to
+#: `harness.targets.KINDS` (kept here so that help answers without importing it).
+TARGETS_HELP = """\
+Targets (--target SPEC, repeatable; default: reference):
+  reference[:CLI=VERSION[,CLI=VERSION]]
+                              the reference adaptor, services and models (fakes as
+                              subprocesses); with versions, the models with those
+                              releases' profiles (model-api only): reference:claude=2.1.235
+  reference-inproc[:CLI=VERSION[,CLI=VERSION]]
+                              the same, replaying the fakes in process (faster)
+  cmd:COMMAND                 your adaptor: a process speaking the JSON-lines protocol
+  cmd-check:COMMAND           the same, every message checked against the protocol schemas
+  python:MODULE:FUNCTION      your Python adaptor, called in process (MODULE from the
+                              current folder, as python -m finds it)
+  http:BASE_URL               a service (Throng, T3) over the conformance binding
+  real[:CLI=VERSION[,CLI=VERSION]]
+                              the real claude and codex binaries (model-api only): the
+                              pinned pair, or the releases named (installed on demand),
+                              e.g. real:claude=2.1.235,codex=0.171.0
+
+Prefix a spec with NAME= to name the target in reports and baselines:
+  --target 'mine=cmd:node my-adaptor.mjs' reads its baseline from BASELINES/mine.yaml.
+
+Arguments after a bare -- are passed to pytest (e.g. -- --junitxml=out.xml)."""
 
 
 def _paths(given: Sequence[str]) -> list[Path]:
     return [Path(p) for p in given] or [Path("scenarios")]
 
 
+def default_reports() -> Path:
+    """
+    Where ``harness run`` writes reports when not told: a folder per working
+    folder in the user's cache, outside any checkout, so that a run never
+    overwrites reports the project keeps (a checkout's ``reports/``).
+    """
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    here = Path.cwd().resolve()
+    digest = hashlib.sha256(str(here).encode()).hexdigest()[:8]
+    return Path(cache) / "structured-output-harness" / "reports" / f"{here.name}-{digest}"
+
+
+def _tags(loaded: Any, wanted: Sequence[str]) -> str | None:
+    """Why the tags asked for cannot select anything, or None when each is known."""
+    from harness.catalogue.suggest import did_you_mean  # noqa: PLC0415  (see the note at the top)
+
+    known = sorted({tag for s in loaded.scenarios for tag in s.tags})
+    for tag in wanted:
+        if tag not in known:
+            return f"unknown tag {tag!r}{did_you_mean(tag, known)} (known: {', '.join(known)})"
+    return None
+
+
 def lint(args: argparse.Namespace) -> int:
     from harness.catalogue import loader  # noqa: PLC0415  (see the note at the top)
 
     loaded = loader.load(_paths(args.paths))
-    for problem in loaded.problems:
+    for problem in sorted(loaded.problems, key=lambda p: (p.file, p.line, p.column)):
         print(problem)
     if loaded.problems:
         print(f"{len(loaded.problems)} problem(s)", file=sys.stderr)
@@ -48,6 +116,15 @@ def list_(args: argparse.Namespace) -> int:
     loaded = loader.load(_paths(args.paths))
     for problem in loaded.problems:
         print(problem, file=sys.stderr)
+    unknown = _tags(loaded, args.tag)
+    if unknown is not None:
+        print(f"harness: {unknown}", file=sys.stderr)
+        return 2
+    if args.tags:
+        counts = Counter(tag for s in loaded.scenarios for tag in s.tags)
+        for tag, count in sorted(counts.items()):
+            print(f"{tag:24} {count} scenario(s)")
+        return 2 if loaded.problems else 0
     for s in loaded.scenarios:
         if args.tag and not set(args.tag) & set(s.tags):
             continue
@@ -56,14 +133,15 @@ def list_(args: argparse.Namespace) -> int:
 
 
 def show(args: argparse.Namespace) -> int:
-    from harness import seams  # noqa: PLC0415  (see the note at the top)
-    from harness.catalogue import loader  # noqa: PLC0415
+    from harness.catalogue import loader  # noqa: PLC0415  (see the note at the top)
     from harness.catalogue.clauses import registry  # noqa: PLC0415
+    from harness.catalogue.suggest import did_you_mean  # noqa: PLC0415
 
     loaded = loader.load(_paths(args.paths))
     found = [s for s in loaded.scenarios if s.id == args.id]
     if not found:
-        print(f"no scenario with id {args.id!r}", file=sys.stderr)
+        hint = did_you_mean(args.id, [s.id for s in loaded.scenarios])
+        print(f"no scenario with id {args.id!r}{hint}", file=sys.stderr)
         return 2
     s = found[0]
     clauses = registry()
@@ -72,15 +150,13 @@ def show(args: argparse.Namespace) -> int:
     print(f"seam: {s.seam.value}   tags: {', '.join(s.tags) or '-'}")
     if s.capture:
         print(f"replays capture: {s.capture}")
-    print()
-    print(s.description)
-    print()
     print("clauses:")
     for clause in s.clauses:
         print(f"  {clause}: {clauses[clause].summary}")
+    spans = ", ".join(f"{first}-{last}" for first, last in s.source)
     print()
-    for line in seams.require(s.seam.value).show(s):
-        print(line)
+    print(f"# {s.path}, lines {spans}")
+    print(loader.source(s), end="")
     return 0
 
 
@@ -88,7 +164,19 @@ def run(args: argparse.Namespace) -> int:
     from harness import targets  # noqa: PLC0415  (see the note at the top)
 
     for target in args.target:
-        # A bad spec, or a version npm does not publish, is one clear line before pytest starts.
+        targets.create(target)  # a bad spec is one clear line, before pytest starts
+    if args.tag:
+        from harness.catalogue import loader  # noqa: PLC0415
+
+        unknown = _tags(loader.load(_paths(args.paths)), args.tag)
+        if unknown is not None:
+            print(f"harness: {unknown}", file=sys.stderr)
+            return 2
+    if args.baselines and not Path(args.baselines).is_dir():
+        print(f"harness: --baselines {args.baselines}: no such folder", file=sys.stderr)
+        return 2
+    for target in args.target:
+        # A version npm does not publish is one clear line too, before pytest starts.
         targets.prepare(targets.create(target))
     return _pytest(args, args.target, _paths(args.paths))
 
@@ -112,12 +200,15 @@ def _pytest(args: argparse.Namespace, given: Sequence[str], paths: Sequence[Path
         argv += ["--harness-target", target]
     for cli in getattr(args, "cli_only", ()):
         argv += ["--harness-cli", cli]
-    if args.reports:
-        argv += ["--harness-reports", args.reports]
+    reports = default_reports() if args.reports is None else args.reports
+    if reports:
+        argv += ["--harness-reports", str(reports)]
     if args.baselines:
         argv += ["--harness-baselines", args.baselines]
     if args.allow_exec:
         argv.append("--harness-allow-exec")
+    if getattr(args, "show_known", False):
+        argv.append("--harness-show-known")
     if getattr(args, "k", None):
         argv += ["-k", args.k]
     if getattr(args, "tag", None):
@@ -156,6 +247,7 @@ def baseline(args: argparse.Namespace) -> int:
     from harness.catalogue import loader  # noqa: PLC0415
     from harness.reports import baseline  # noqa: PLC0415
     from harness.seams import RunOptions, case  # noqa: PLC0415
+    from harness.targets.announce import about  # noqa: PLC0415
 
     target = targets.create(args.target)
     targets.prepare(target)
@@ -175,12 +267,18 @@ def baseline(args: argparse.Namespace) -> int:
         close = getattr(target, "close", None)
         if close is not None:
             close()
+    why = about(target, target.name, target.kind).not_started
+    if why is not None:  # a baseline of a target that never ran would list nothing true
+        print(f"harness: {target.name} did not start: {why}", file=sys.stderr)
+        return 2
     text = baseline.render(target.name, results)
     out = Path(args.out or f"baselines/{target.name}.yaml")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text, encoding="utf-8")
-    failing = sum(r.status in {"failed", "errored"} for r in results)
-    print(f"wrote {out}: {failing} known failure(s) of {len(results)} scenarios")
+    failing, skipped = baseline.counts(results)
+    print(
+        f"wrote {out}: {failing} known failure(s) and {skipped} skip(s) of {len(results)} scenarios"
+    )
     return 0
 
 
@@ -196,42 +294,89 @@ def import_(args: argparse.Namespace) -> int:
     return command.import_(args)
 
 
+def fuzz(args: argparse.Namespace) -> int:
+    from harness.fuzz import main  # noqa: PLC0415  (hypothesis loads only for this command)
+
+    return main.main(args)
+
+
 def serve(args: argparse.Namespace) -> int:
     from harness.targets import serve  # noqa: PLC0415  (only the protocol server needs it)
 
     return serve.main()
 
 
+class _Version(argparse.Action):
+    """``--version``, looked up only when asked for (help and the commands stay fast)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the version and exit")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> None:
+        from importlib.metadata import version  # noqa: PLC0415
+
+        print(f"harness {version('structured-output-harness')}")
+        raise SystemExit(0)
+
+
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="harness", description=__doc__.splitlines()[1])
-    sub = top.add_subparsers(dest="command", required=True)
+    top = argparse.ArgumentParser(
+        prog="harness",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    top.add_argument("--version", action=_Version)
+    sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("lint", help="check scenario files; one line per problem, exit 2 if any")
-    p.add_argument("paths", nargs="*")
+    p.add_argument("paths", nargs="*", metavar="PATHS", help=PATHS_HELP)
     p.set_defaults(func=lint)
 
-    p = sub.add_parser("list", help="list scenarios")
-    p.add_argument("paths", nargs="*")
-    p.add_argument("--tag", action="append", default=[])
+    p = sub.add_parser("list", help="list scenarios (id, seam, clauses, title), or their tags")
+    p.add_argument("paths", nargs="*", metavar="PATHS", help=PATHS_HELP)
+    p.add_argument("--tag", action="append", default=[], help="only scenarios with this tag")
+    p.add_argument("--tags", action="store_true", help="list the tags in use, with counts")
     p.set_defaults(func=list_)
 
-    p = sub.add_parser("show", help="show one scenario, its clauses and what it documents")
-    p.add_argument("id")
-    p.add_argument("paths", nargs="*")
+    p = sub.add_parser("show", help="show one scenario: its clauses and its YAML as written")
+    p.add_argument("id", metavar="ID", help="the scenario's id (harness list shows them)")
+    p.add_argument("paths", nargs="*", metavar="PATHS", help=PATHS_HELP)
     p.set_defaults(func=show)
 
-    p = sub.add_parser("run", help="run the catalogue through pytest and write the reports")
-    p.add_argument("paths", nargs="*")
-    p.add_argument("--target", action="append", default=[], help="target spec (repeatable)")
-    p.add_argument("-k", default=None, help="pytest -k expression over case ids")
-    p.add_argument("--tag", action="append", default=[], help="only scenarios with this tag")
-    p.add_argument("--reports", default="reports", help="folder for the reports ('' for none)")
-    p.add_argument("-n", "--workers", default=None, help="pytest-xdist workers")
+    p = sub.add_parser(
+        "run",
+        help="run the catalogue against targets (through pytest) and write the reports",
+        epilog=TARGETS_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("paths", nargs="*", metavar="PATHS", help=PATHS_HELP)
     p.add_argument(
-        "--baselines", default=None, help="folder of per-target baselines (default: ./baselines)"
+        "--target", action="append", default=[], metavar="SPEC", help="a target (see below)"
+    )
+    p.add_argument("-k", default=None, metavar="EXPR", help="pytest -k expression over case ids")
+    p.add_argument("--tag", action="append", default=[], help="only scenarios with this tag")
+    p.add_argument(
+        "--reports",
+        default=None,
+        metavar="DIR",
+        help="folder for the reports ('' for none; default: a folder per working folder "
+        "under ~/.cache/structured-output-harness/reports, never the project's own reports/)",
+    )
+    p.add_argument("-n", "--workers", default=None, metavar="N", help="pytest-xdist workers")
+    p.add_argument(
+        "--baselines",
+        default=None,
+        metavar="DIR",
+        help="folder holding each named target's baseline as NAME.yaml "
+        "(default: ./baselines when it exists)",
+    )
+    p.add_argument(
+        "--show-known",
+        action="store_true",
+        help="print the current diff of each failure a baseline lists (quiet by default)",
     )
     p.add_argument("--allow-exec", action="store_true", help=ALLOW_EXEC_HELP)
-    p.epilog = "Arguments after a bare -- are passed to pytest (e.g. -- --junitxml=out.xml)."
     p.set_defaults(func=run)
 
     p = sub.add_parser(
@@ -248,14 +393,21 @@ def parser() -> argparse.ArgumentParser:
         "--to", action="append", required=True, metavar="VERSION",
         help="a later version (repeatable: each in turn, e.g. --to 2.1.328 --to 2.1.332)",
     )  # fmt: skip
-    p.add_argument("--reports", default="reports", help="folder for the reports ('' for none)")
-    p.add_argument("-n", "--workers", default=None, help="pytest-xdist workers")
-    p.add_argument("--baselines", default=None, help="folder of per-target baselines")
+    p.add_argument(
+        "--reports",
+        default=None,
+        metavar="DIR",
+        help="folder for the reports ('' for none; default: as harness run)",
+    )
+    p.add_argument("-n", "--workers", default=None, metavar="N", help="pytest-xdist workers")
+    p.add_argument(
+        "--baselines", default=None, metavar="DIR", help="folder of per-target baselines"
+    )
     p.add_argument("--allow-exec", action="store_true", help=ALLOW_EXEC_HELP)
     p.set_defaults(func=drift)
 
     p = sub.add_parser("baseline", help="write a baseline of a target's current failures")
-    p.add_argument("paths", nargs="*")
+    p.add_argument("paths", nargs="*", metavar="PATHS", help=PATHS_HELP)
     p.add_argument("--target", required=True, help="NAME=SPEC: the target and its short name")
     p.add_argument("-o", "--out", default=None, help="file to write (default baselines/NAME.yaml)")
     p.add_argument("--allow-exec", action="store_true", help=ALLOW_EXEC_HELP)
@@ -297,15 +449,72 @@ def parser() -> argparse.ArgumentParser:
     p.set_defaults(func=import_)
 
     p = sub.add_parser(
+        "fuzz", help="generate cases, compare two targets on each, write the disagreements"
+    )
+    p.add_argument("--seam", required=True, choices=("model-api", "agent-cli"))
+    p.add_argument("--cli", choices=("claude", "codex"), help="model-api: the CLI to fuzz")
+    p.add_argument("--target", default=None, help="the target judged (model-api: reference)")
+    p.add_argument(
+        "--against", default=None, help="the truth (model-api: real; agent-cli: reference)"
+    )
+    p.add_argument("--examples", type=int, default=100, help="how many cases to generate")
+    p.add_argument("--seed", type=int, default=0, help="the same seed gives the same cases")
+    p.add_argument("--out", default="fuzz-findings", help="folder for the scenarios found")
+    p.add_argument(
+        "--database", default=None, help="hypothesis's database (default OUT/.hypothesis)"
+    )
+    p.add_argument(
+        "--shrink-budget", type=int, default=40, help="new runs of the targets per class shrunk"
+    )
+    p.add_argument("--timeout", type=float, default=12.0, help="model-api: seconds per run")
+    p.add_argument(
+        "--driver",
+        action="append",
+        default=[],
+        choices=("codex", "claude", "cursor", "codebuddy"),
+        help="agent-cli: only these drivers (repeatable)",
+    )
+    p.add_argument(
+        "--allow-exec",
+        action="store_true",
+        help="also generate cases that make the CLI run commands (Bash), confined as for "
+        "harness run --allow-exec; without it no generated case runs a command",
+    )
+    p.set_defaults(func=fuzz)
+
+    p = sub.add_parser(
         "serve", help="serve the reference adaptor over the JSON-lines target protocol"
     )
     p.set_defaults(func=serve)
 
+    p = sub.add_parser(
+        "mutants",
+        help="mutate the reference pipeline; run the agent-cli catalogue against each mutant",
+    )
+    p.add_argument("scenarios", nargs="*", help="scenario folders (default: scenarios/agent-cli)")
+    p.add_argument(
+        "--module",
+        action="append",
+        default=[],
+        help="a module of harness/adaptor to mutate (repeatable; default: all of the pipeline)",
+    )
+    p.add_argument("--equivalents", default="baselines/mutants.yaml", type=Path)
+    p.add_argument("--jobs", type=int, default=1, help="mutants run at once (default 1)")
+    p.add_argument("--deadline", type=float, default=60.0, help="seconds per mutant")
+    p.set_defaults(func=mutants_)
     p = sub.add_parser("bench", help="measure per-scenario cost and fake start-up time")
-    p.add_argument("scenarios", nargs="?", default="scenarios")
-    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("scenarios", nargs="?", default="scenarios", help="the scenarios folder")
+    p.add_argument("--repeat", type=int, default=3, help="runs per measurement (default 3)")
     p.set_defaults(func=bench)
     return top
+
+
+def mutants_(args: argparse.Namespace) -> int:
+    from harness.reports import mutants  # noqa: PLC0415  (only this command needs it)
+
+    paths = [Path(p) for p in args.scenarios] or [Path("scenarios/agent-cli")]
+    modules = args.module or list(mutants.MODULES)
+    return mutants.main(paths, modules, args.equivalents, args.jobs, args.deadline)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -13,7 +13,7 @@ import itertools
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -26,16 +26,20 @@ from harness.catalogue.scenario import Scenario
 from harness.exceptions import Problem
 from harness.reports import differential as disagreements
 from harness.reports import drift, render
-from harness.reports.baseline import Baseline, judge
+from harness.reports.baseline import Baseline, judge, known
 from harness.reports.baseline import load as load_baseline
 from harness.reports.drift import Drift
 from harness.reports.versions import TargetInfo, cli_of
 from harness.seams import RunOptions
-from harness.seams.case import DEFAULT_OPTIONS, STATUSES, CaseResult, execute
+from harness.seams.case import DEFAULT_OPTIONS, STATUSES, CaseResult, execute, not_run
 from harness.seams.compare import Mismatch
 from harness.systems import sandbox
+from harness.targets.announce import About, about
 
 RESULT_PROPERTY = "harness-result"
+#: Each case also says what it saw of its target (`About`): the implementation
+#: an adaptor announced, or why it could not be started.
+TARGET_PROPERTY = "harness-target"
 #: The model-api differential's expectations file, in the baselines folder.
 DIFFERENTIAL_FILE = "differential.yaml"
 
@@ -54,7 +58,22 @@ class Case:
         assert self.scenario is not None
         result = execute(self.scenario, targets.shared(self.target), self.options)
         verdict, note = judge(result, self.baseline)
+        if verdict == "stale" and self.baseline is not None:
+            note = f"{shown_path(self.baseline.where(result.scenario))}: {note}"
         return replace(result, verdict=verdict, note=note or None)
+
+    def about(self) -> str:
+        """What this process has seen of the case's target, as JSON."""
+        target = targets.shared(self.target)
+        return json.dumps(about(target, target.name, target.kind).to_json())
+
+
+def shown_path(path: str) -> str:
+    """A path as the terminal shows it: relative to the current folder when inside it."""
+    try:
+        return Path(path).relative_to(Path.cwd()).as_posix()
+    except ValueError:
+        return path
 
 
 def baseline_path(folder: Path, target_name: str) -> Path | None:
@@ -65,13 +84,13 @@ def baseline_path(folder: Path, target_name: str) -> Path | None:
 
 
 def baseline_for(
-    folder: Path, target_name: str, known: Iterable[str]
+    folder: Path, target_name: str, catalogue: Mapping[str, str | None]
 ) -> tuple[Baseline | None, list[Problem]]:
     """The target's baseline, if it has one, and any problems with it."""
     path = baseline_path(folder, target_name)
     if path is None or not path.exists():
         return None, []
-    return load_baseline(path, known)
+    return load_baseline(path, catalogue)
 
 
 def result_to_json(result: CaseResult) -> str:
@@ -83,6 +102,7 @@ def result_to_json(result: CaseResult) -> str:
             "reason": result.reason,
             "verdict": result.verdict,
             "note": result.note,
+            "skipped_by": result.skipped_by,
             "mismatches": [[m.field, m.expected, m.actual] for m in result.mismatches],
             "seam": None if result.outcome is None else result.outcome.seam,
             "outcome": None if result.outcome is None else result.outcome.to_json(),
@@ -102,6 +122,7 @@ def result_from_json(text: str) -> CaseResult:
         reason=data["reason"],
         verdict=data.get("verdict"),
         note=data.get("note"),
+        skipped_by=data.get("skipped_by"),
     )
 
 
@@ -117,8 +138,12 @@ class Session:
     options: RunOptions = DEFAULT_OPTIONS
     #: Only the model-api scenarios of these CLIs run (``harness drift``); empty: all.
     clis: tuple[str, ...] = ()
+    #: Print the current diff of each failure a baseline lists (quiet otherwise).
+    show_known: bool = False
     loaded: loader.Loaded | None = None
     results: list[CaseResult] = field(default_factory=list)
+    #: What the cases saw of each target, by name, merged over processes.
+    abouts: dict[str, About] = field(default_factory=dict)
     checked: tuple[dict[str, Baseline | None], list[Problem]] | None = None
     expected: tuple[tuple[disagreements.Entry, ...], list[Problem]] | None = None
 
@@ -194,9 +219,13 @@ class Session:
         baseline or expectations file (whose own failing case ``-k`` may have
         deselected), an unexplained disagreement or a stale entry.
         """
-        if self.problems():
+        if self.problems() or self.not_started():
             return True
         return bool(self.results) and self.differential().failing
+
+    def not_started(self) -> list[About]:
+        """The targets that could not be started, each one failure of the run."""
+        return [a for _, a in sorted(self.abouts.items()) if a.not_started is not None]
 
     def baselines_and_problems(
         self,
@@ -208,12 +237,12 @@ class Session:
         """
         if self.checked is None:
             names = {spec: targets.shared(spec).name for spec in self.targets}
-            known = [s.id for s in self.catalogue().scenarios]
             problems: list[Problem] = []
             baselines: dict[str, Baseline | None] = {}
             if self.baselines is not None:
+                catalogue = known(self.whole_catalogue())
                 for name in names.values():
-                    baseline, found = baseline_for(self.baselines, name, known)
+                    baseline, found = baseline_for(self.baselines, name, catalogue)
                     baselines[name] = baseline
                     problems += found
                     if baseline is not None and baseline.target != name:
@@ -230,6 +259,24 @@ class Session:
             problems += self.expectations()[1]
             self.checked = (baselines, problems)
         return self.checked
+
+    def whole_catalogue(self) -> list[Scenario]:
+        """
+        Every scenario of the catalogues this run draws on, so that
+        a run over part of one (``scenarios/agent-cli/codex``) accepts a
+        baseline written over the whole and still catches a misspelt entry;
+        entries for scenarios outside the run are simply not judged.
+        """
+        found = {s.id: s for s in self.catalogue().scenarios}
+        wider = set()
+        for path in self.paths:
+            folder = path if path.is_dir() else path.parent
+            root = loader.catalogue_folder(folder)
+            if root != folder:  # the path lies inside a catalogue's seam folders
+                wider.add(root)
+        if wider:
+            found |= {s.id: s for s in loader.load(sorted(wider)).scenarios}
+        return [found[k] for k in sorted(found)]
 
     @property
     def baseline_problems(self) -> list[Problem]:
@@ -269,22 +316,52 @@ class Session:
         for name, value in report.user_properties:
             if name == RESULT_PROPERTY:
                 self.results.append(result_from_json(str(value)))
+            elif name == TARGET_PROPERTY:
+                seen = About.from_json(json.loads(str(value)))
+                known = self.abouts.get(seen.target)
+                self.abouts[seen.target] = seen if known is None else known.merged(seen)
 
     def summary_lines(self) -> list[str]:
-        """One line per target with its counts, then any rejected scenario files."""
+        """
+        One line per target with its counts (and the baseline file it was
+        judged against), or why it did not start; the current diffs of known
+        failures when asked; then the differential and any rejected files.
+        """
         if not self.results and not self.problems():
             return []
         lines = []
+        skips = render.skip_counts(self.results)
+        baselines = self.baselines_and_problems()[0]
         for target in sorted({r.target for r in self.results}):
-            counts = Counter(r.status for r in self.results if r.target == target)
+            mine = [r for r in self.results if r.target == target]
+            about = self.abouts.get(target)
+            if about is not None and about.not_started is not None:
+                first, *more = about.not_started.splitlines()
+                lines.append(f"harness: {target}: did not start: {first}")
+                lines += [f"  {line}" for line in more]
+                skipped = sum(r.reason == not_run(target) for r in mine)
+                lines.append(f"harness: {target}: {skipped} case(s) not run")
+                continue
+            counts = Counter(r.status for r in mine)
             shown = ", ".join(f"{counts.get(status, 0)} {status}" for status in STATUSES)
-            verdicts = Counter(r.verdict for r in self.results if r.target == target)
-            if verdicts.get("expected") or verdicts.get("stale") or verdicts.get("regression"):
+            baseline = baselines.get(target)
+            if baseline is not None:
+                verdicts = Counter(r.verdict for r in mine)
                 shown += (
-                    f"; baseline: {verdicts['expected']} expected, "
+                    f"; baseline {shown_path(baseline.path)}: {verdicts['expected']} expected, "
                     f"{verdicts['regression']} regressions, {verdicts['stale']} stale"
                 )
             lines.append(f"harness: {target}: {shown}")
+            lines += [
+                f"harness: {target}: {row['count']} skipped by "
+                f"{render.SKIPPED_BY_WORDS.get(row['skipped_by'], row['skipped_by'])}: "
+                f"{' '.join(row['reason'].split())}"
+                for row in skips.get(target, ())
+            ]
+            if baseline is None and (counts["failed"] or counts["errored"]):
+                lines.append(f"harness: {target}: {self._no_baseline(target)}")
+        if self.show_known:
+            lines += self._known_diffs(baselines)
         found = self.differential()
         if found.pairs:
             lines.append(f"harness: differential: {found.summary()}")
@@ -308,6 +385,37 @@ class Session:
         lines += [f"harness: rejected {problem}" for problem in self.problems()]
         return lines
 
+    def _no_baseline(self, target: str) -> str:
+        """Why no baseline judged ``target``'s failures, and where one would be read."""
+        if self.baselines is None:
+            return "no baseline read (give --baselines DIR to read DIR/NAME.yaml)"
+        path = baseline_path(self.baselines, target)
+        if path is None:
+            return "no baseline (name the target, NAME=SPEC, to read DIR/NAME.yaml)"
+        where = shown_path(str(path))
+        return f"no baseline at {where} (harness baseline --target {target}=... writes one)"
+
+    def _known_diffs(self, baselines: Mapping[str, Baseline | None]) -> list[str]:
+        """Each failure a baseline lists, with its baseline entry and what differs now."""
+        lines = []
+        for result in sorted(self.results, key=lambda r: (r.target, r.scenario)):
+            baseline = baselines.get(result.target)
+            if result.verdict != "expected" or baseline is None:
+                continue
+            where = shown_path(baseline.where(result.scenario))
+            lines.append(f"harness: known failure {result.case_id} ({where}): {result.note}")
+            now = [m.render() for m in result.mismatches] or [result.reason or result.status]
+            lines += [f"  {line}" for text in now for line in text.splitlines()]
+        return lines
+
+    def _abouts(self) -> tuple[About, ...]:
+        """Every target of the run, as the cases saw it (or by its kind, if no case ran)."""
+        out = dict(self.abouts)
+        for spec in self.targets:
+            target = targets.shared(spec)
+            out.setdefault(target.name, about(target, target.name, target.kind))
+        return tuple(out[name] for name in sorted(out))
+
     def finish(self) -> list[Path]:
         if self.reports is None:
             return []
@@ -324,6 +432,7 @@ class Session:
             commands=commands,
             info=self.info(),
             drift=self.drift(),
+            abouts=self._abouts(),
         )
         return render.write(built, self.reports)
 
@@ -335,6 +444,10 @@ def verdict(result: CaseResult) -> None:
     if result.verdict == "stale":
         pytest.fail(f"{result.case_id}: stale baseline entry: {result.note}", pytrace=False)
     if result.status == "skipped":
+        if result.verdict == "regression":
+            pytest.fail(
+                f"{result.case_id}: skipped ({result.reason}), {result.note}", pytrace=False
+            )
         pytest.skip(result.reason or "skipped")
     if result.status == "errored":
         pytest.fail(f"errored: {result.reason}", pytrace=False)

@@ -79,6 +79,21 @@ class InstallFailed(HarnessError):
 
 
 @dataclass(frozen=True)
+class TargetNotStarted(HarnessError):
+    """
+    A target could not be started at all (its command is missing, it died or
+    hung before answering ``start``, it refused the protocol version): one
+    failure of the target, and none of its cases run.
+    """
+
+    target: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.target} did not start: {self.reason}"
+
+
+@dataclass(frozen=True)
 class ReservedTargetName(HarnessError):
     """A ``name=spec`` target took a name the harness keeps for itself."""
 

@@ -1,8 +1,11 @@
 """
 The pytest plugin: options, markers and hooks, each delegating to `harness.engine`.
 
-It activates only when a test asks for the ``harness_case`` parameter (see
-`harness.testing`), so installing the package does not change other suites.
+Installing the package registers it in every pytest run on the machine, so
+it stays silent and costs nothing in a test suite that does not use it: it
+only adds its options.  The harness comes to life when a harness option is
+given, or when a test asks for the ``harness_case`` parameter (see
+`harness.testing`), and not before.
 """
 
 from __future__ import annotations
@@ -15,8 +18,9 @@ import pytest
 if TYPE_CHECKING:
     from harness.engine import Session
 
-# pytest imports plugins before coverage starts, so the harness itself is
-# imported inside the hooks, only in sessions that use it.
+# pytest imports plugins before coverage starts, and in every test suite of
+# the machine: the harness itself is imported inside the hooks, only in
+# sessions that use it.
 _SESSION = pytest.StashKey["Session"]()
 
 
@@ -62,40 +66,71 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="DIR",
         help="write the reports into DIR at the end of the session",
     )
+    group.addoption(
+        "--harness-show-known",
+        action="store_true",
+        default=False,
+        help="print the current diff of each failure a baseline lists",
+    )
+
+
+_OPTIONS = (
+    "harness_scenarios",
+    "harness_target",
+    "harness_cli",
+    "harness_baselines",
+    "harness_reports",
+    "harness_allow_exec",
+    "harness_show_known",
+)
+
+
+def _asked_for(config: pytest.Config) -> bool:
+    """Whether this session runs the harness (some harness option was given)."""
+    return any(config.getoption(name) for name in _OPTIONS)
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    from harness import engine, targets  # noqa: PLC0415  (see the note at the top)
-    from harness.seams import RunOptions  # noqa: PLC0415
+    config.pluginmanager.register(_Results(config), "harness-results")
+    if not _asked_for(config):
+        return  # a test suite that may not use the harness at all: nothing yet
+    from harness.signals import terminate_gracefully  # noqa: PLC0415  (see the note at the top)
 
-    base = config.invocation_params.dir
-    paths = config.getoption("harness_scenarios") or ["scenarios"]
-    reports = config.getoption("harness_reports")
-    given = tuple(config.getoption("harness_target") or targets.DEFAULT_TARGETS)
-    config.stash[_SESSION] = engine.Session(
-        paths=tuple(base / p for p in paths),
-        # A reference compared with real CLIs at other versions models those versions too.
-        targets=_targets(given),
-        root=base,
-        reports=None if reports is None else base / reports,
-        baselines=_baselines(config),
-        options=RunOptions(allow_exec=config.getoption("harness_allow_exec")),
-        clis=tuple(config.getoption("harness_cli")),
-    )
-    if not hasattr(config, "workerinput"):
-        _prepare(given)
-    config.pluginmanager.register(_Results(config.stash[_SESSION]), "harness-results")
-    if _asked_for(config):
-        from harness.signals import terminate_gracefully  # noqa: PLC0415
-
-        terminate_gracefully()
-    if reports is not None and not hasattr(config, "workerinput"):
+    terminate_gracefully()
+    session = _session(config)
+    if session.reports is not None and not hasattr(config, "workerinput"):
         from harness.reports.render import check_writable  # noqa: PLC0415
 
         # Found before anything runs, not after the whole run.
-        why = check_writable(base / reports)
+        why = check_writable(session.reports)
         if why is not None:
-            raise pytest.UsageError(f"cannot write reports to {base / reports}: {why}")
+            raise pytest.UsageError(f"cannot write reports to {session.reports}: {why}")
+
+
+def _session(config: pytest.Config) -> Session:
+    """The harness's state for this pytest session, made on first use."""
+    if _SESSION not in config.stash:
+        from harness import engine, targets  # noqa: PLC0415  (see the note at the top)
+        from harness.seams import RunOptions  # noqa: PLC0415
+
+        base = config.invocation_params.dir
+        paths = config.getoption("harness_scenarios") or ["scenarios"]
+        reports = config.getoption("harness_reports")
+        given = tuple(config.getoption("harness_target") or targets.DEFAULT_TARGETS)
+        config.stash[_SESSION] = engine.Session(
+            paths=tuple(base / p for p in paths),
+            # A reference compared with real CLIs at other versions models those versions too.
+            targets=_targets(given),
+            root=base,
+            reports=None if reports is None else base / reports,
+            baselines=_baselines(config),
+            options=RunOptions(allow_exec=config.getoption("harness_allow_exec")),
+            clis=tuple(config.getoption("harness_cli")),
+            show_known=config.getoption("harness_show_known"),
+        )
+        if not hasattr(config, "workerinput"):
+            _prepare(given)
+    return config.stash[_SESSION]
 
 
 def _targets(specs: tuple[str, ...]) -> tuple[str, ...]:
@@ -129,63 +164,66 @@ def _baselines(config: pytest.Config) -> Path | None:
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "harness_case" in metafunc.fixturenames:
-        metafunc.parametrize(
-            "harness_case", metafunc.config.stash[_SESSION].params(metafunc.config)
-        )
+        metafunc.parametrize("harness_case", _session(metafunc.config).params(metafunc.config))
 
 
-_OPTIONS = (
-    "harness_scenarios",
-    "harness_target",
-    "harness_cli",
-    "harness_baselines",
-    "harness_reports",
-    "harness_allow_exec",
-)
-
-
-def _asked_for(config: pytest.Config) -> bool:
-    """Whether this session runs the harness (some harness option was given)."""
-    return any(config.getoption(name) for name in _OPTIONS)
+#: The user property a case's result rides in (`harness.engine.RESULT_PROPERTY`),
+#: spelled out here so that looking for it imports nothing.
+_RESULT = "harness-result"
 
 
 class _Results:
     """Collects case results as reports arrive and writes the reports at the end."""
 
-    def __init__(self, session: Session) -> None:
-        self.session = session
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
         self.written: list[Path] = []
         self.interrupted = False
 
+    @property
+    def session(self) -> Session | None:
+        """The harness's session, if this pytest session has used the harness."""
+        return self.config.stash.get(_SESSION, None)
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if report.when == "call":
-            self.session.record(report)
+        if report.when != "call":
+            return
+        # Under pytest-xdist the controller never collects: its first result
+        # is what tells it that this session runs the harness.
+        if any(name == _RESULT for name, _ in report.user_properties):
+            _session(self.config).record(report)
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
-        for line in self.session.summary_lines():
+        session = self.session
+        if session is None:
+            return
+        for line in session.summary_lines():
             terminalreporter.write_line(line)
         if self.written:
             terminalreporter.write_line(f"harness: reports written to {self.written[0].parent}")
         if self.interrupted:
-            kept = self.session.reports
             terminalreporter.write_line(
-                f"harness: interrupted: the reports in {kept} are as they were"
+                f"harness: interrupted: the reports in {session.reports} are as they were"
             )
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
+        if self.session is None:
+            return
         from harness import targets  # noqa: PLC0415  (see the note at the top)
 
         targets.close_all()
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if hasattr(session.config, "workerinput"):
+        state = self.session
+        if state is None or hasattr(session.config, "workerinput"):
             return
         if session.exitstatus == pytest.ExitCode.INTERRUPTED:
-            self.interrupted = self.session.reports is not None
+            self.interrupted = state.reports is not None
             return  # the reports of the last complete run stay as they were
-        self.written = self.session.finish()
-        # A bad file, an unexplained disagreement between a reference model and
-        # the real CLI, or a stale differential entry fails the run though every
-        # case it ran passed: judged over everything, so only here, at the end.
-        if self.session.failing() and session.exitstatus == pytest.ExitCode.OK:
+        self.written = state.finish()
+        # A bad file, a target that did not start, an unexplained disagreement
+        # between a reference model and the real CLI, or a stale differential
+        # entry fails the run though every case it ran passed: judged over
+        # everything, so only here, at the end.
+        if state.failing() and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.engine import RESULT_PROPERTY, Case, result_to_json, verdict
+from harness.engine import RESULT_PROPERTY, TARGET_PROPERTY, Case, result_to_json, verdict
 
 
 def test_scenario(harness_case: Case, request: pytest.FixtureRequest) -> None:
@@ -18,4 +18,5 @@ def test_scenario(harness_case: Case, request: pytest.FixtureRequest) -> None:
         pytest.fail(str(harness_case.problem), pytrace=False)
     result = harness_case.run()
     request.node.user_properties.append((RESULT_PROPERTY, result_to_json(result)))
+    request.node.user_properties.append((TARGET_PROPERTY, harness_case.about()))
     verdict(result)

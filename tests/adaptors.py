@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.adaptor import pipeline
-from harness.adaptor.launch import Subprocess
+from harness.adaptor.launch import InProcess, Launcher, Subprocess
 from harness.catalogue.scenario import Request
 
 
@@ -20,7 +20,7 @@ def garbage(message: dict[str, Any]) -> dict[str, Any]:
     return {"status": "maybe"}
 
 
-def reference(message: dict[str, Any]) -> dict[str, Any]:
+def reference(message: dict[str, Any], launcher: Launcher | None = None) -> dict[str, Any]:
     """The reference pipeline driven only from the JSON message, as a foreign adaptor would be."""
     where = message["provider"]
     provider = pipeline.Provider(
@@ -28,15 +28,21 @@ def reference(message: dict[str, Any]) -> dict[str, Any]:
         env={**os.environ, **where["env"]},
         work=Path(where["work"]),
     )
-    return pipeline.run(Request.from_json(message["request"]), provider, Subprocess()).to_json()
+    request = Request.from_json(message["request"])
+    return pipeline.run(request, provider, launcher or Subprocess()).to_json()
 
 
-def naive(message: dict[str, Any]) -> dict[str, Any]:
+def naive_inprocess(message: dict[str, Any]) -> dict[str, Any]:
+    """`naive`, replaying the fake in process: fast enough for a fuzz budget in CI."""
+    return naive(message, InProcess())
+
+
+def naive(message: dict[str, Any], launcher: Launcher | None = None) -> dict[str, Any]:
     """
     A plausible but wrong adaptor: when no validated value exists it falls back
     to parsing the assistant text, the mistake CLA-02 and PV-04 forbid.
     """
-    outcome = reference(message)
+    outcome = reference(message, launcher)
     if outcome["error"] == "policy_violation" and outcome["text"]:
         try:
             value = json.loads(outcome["text"])
@@ -52,3 +58,36 @@ def naive(message: dict[str, Any]) -> dict[str, Any]:
             "has_value": True,
         }
     return outcome
+
+
+def _coerce(value: Any, scalar: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _coerce(v, scalar) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_coerce(v, scalar) for v in value]
+    return scalar(value)
+
+
+def _bool_as_number(value: Any) -> Any:
+    return int(value) if isinstance(value, bool) else value
+
+
+def _int_as_float(value: Any) -> Any:
+    return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+def _with_value(message: dict[str, Any], scalar: Any) -> dict[str, Any]:
+    outcome = reference(message)
+    if outcome["has_value"]:
+        outcome["value"] = _coerce(outcome["value"], scalar)
+    return outcome
+
+
+def booleans_as_numbers(message: dict[str, Any]) -> dict[str, Any]:
+    """A lossy adaptor: its value type has no booleans, so true is 1 and false is 0."""
+    return _with_value(message, _bool_as_number)
+
+
+def integers_as_floats(message: dict[str, Any]) -> dict[str, Any]:
+    """A lossy adaptor: every number goes through a double, so 1 comes back as 1.0."""
+    return _with_value(message, _int_as_float)

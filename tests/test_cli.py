@@ -7,11 +7,13 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 from harness import targets
+from harness.catalogue import loader
 from harness.catalogue.loader import Loaded
 from harness.cli import main
-from harness.exceptions import NoSuchTarget
+from harness.exceptions import BadTargetSpec
 from harness.seams.case import execute
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,15 +36,36 @@ def test_list_filters_by_tag(capsys: pytest.CaptureFixture[str]) -> None:
 def test_show_documents_a_scenario(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["show", "claude-prose-twice", str(ROOT / "scenarios")]) == 0
     out = capsys.readouterr().out
-    assert "claude-prose-twice: " in out
-    assert "CLA-02: Success without structured_output is no candidate" in out
-    assert "replays capture: claude-prose-twice" in out
-    assert "  - enforce_reminder" in out
+    header, _, written = out.partition("\n# ")
+    assert "claude-prose-twice: " in header
+    assert "CLA-02: Success without structured_output is no candidate" in header
+    assert "replays capture: claude-prose-twice" in header
+    # Then the YAML as written: the family's shared part and this case, nothing else.
+    where, _, text = written.partition("\n")
+    assert re.fullmatch(r"\S+/claude/captures\.yaml, lines 1-\d+, \d+-\d+", where)
+    document = yaml.safe_load(text)
+    assert [case["id"] for case in document["cases"]] == ["claude-prose-twice"]
+    assert document["request"]["driver"] == "claude"
+    assert "enforce_reminder" in text
+
+
+def test_show_prints_each_scenario_as_its_own_yaml(catalogue: Loaded) -> None:
+    # What `harness show` prints is YAML that defines that scenario: its own
+    # case last, after only the cases whose anchors it uses.
+    for scenario in catalogue.scenarios:
+        text = loader.source(scenario)
+        document = yaml.safe_load(text)
+        cases = document.get("cases", [document])
+        assert cases[-1]["id"] == scenario.id
+        assert len(cases) == 1 or "*" in text.split(f"id: {scenario.id}")[1], scenario.id
+        assert document["seam"] == scenario.seam.value
 
 
 def test_show_unknown_id(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["show", "no-such-scenario", str(ROOT / "scenarios")]) == 2
     assert "no scenario with id 'no-such-scenario'" in capsys.readouterr().err
+    assert main(["show", "codex-hapy", str(ROOT / "scenarios")]) == 2
+    assert "(did you mean 'codex-happy'?)" in capsys.readouterr().err
 
 
 def test_run_subset_writes_reports_and_junit(
@@ -88,7 +111,7 @@ def test_run_by_tag(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     )
     assert code == 0
     out = capsys.readouterr().out
-    assert "harness: reference-inproc: 8 passed" in out
+    assert "harness: reference-inproc: 14 passed" in out
 
 
 def test_run_with_a_broken_file_reports_it_without_traceback(
@@ -125,7 +148,13 @@ def test_python_target_that_raises_is_errored(catalogue: Loaded) -> None:
     scenario = catalogue.scenarios[0]
     result = execute(scenario, target)
     assert result.status == "errored"
-    assert result.reason == "RuntimeError: adaptor bug"
+    assert (result.reason or "").splitlines() == [
+        "RuntimeError: adaptor bug",
+        "Traceback (most recent call last):",
+        '  File "tests/adaptors.py", line 16, in explodes',
+        '    raise RuntimeError("adaptor bug")',
+        "RuntimeError: adaptor bug",
+    ]
 
 
 def test_python_target_with_garbage_answer_is_errored(catalogue: Loaded) -> None:
@@ -144,7 +173,7 @@ def test_python_target_wrapping_the_reference_passes(catalogue: Loaded) -> None:
 
 
 def test_python_target_spec_errors() -> None:
-    with pytest.raises(NoSuchTarget, match=re.escape("python:package.module:function")):
+    with pytest.raises(BadTargetSpec, match=re.escape("python:MODULE:FUNCTION")):
         targets.create("python:nomodule")
-    with pytest.raises(NoSuchTarget, match="cannot load it"):
+    with pytest.raises(BadTargetSpec, match="has no function 'missing'"):
         targets.create("python:tests.adaptors:missing")

@@ -19,7 +19,17 @@ ROOT = Path(__file__).resolve().parent.parent
 HARNESS = ROOT / "harness"
 
 #: Top to bottom; each layer may import the layers after it.
-LAYERS = ("harness", "record", "reports", "seams", "targets", "systems", "adaptor", "catalogue")
+LAYERS = (
+    "harness",
+    "fuzz",
+    "record",
+    "reports",
+    "seams",
+    "targets",
+    "systems",
+    "adaptor",
+    "catalogue",
+)
 ANYWHERE = {"harness.exceptions"}
 
 

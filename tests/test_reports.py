@@ -19,6 +19,7 @@ from harness.catalogue.scenario import Expectation, Json
 from harness.reports import render
 from harness.seams import RunOptions
 from harness.seams.case import execute
+from harness.targets.announce import about
 
 #: The bundled catalogue's Bash cases run, confined, as under `make test`.
 EXEC = RunOptions(allow_exec=True)
@@ -30,7 +31,12 @@ def _build(catalogue: loader.Loaded, root: Path) -> render.Report:
     # The machine's isolation is shown as bubblewrap's, so the snapshot is the same everywhere.
     confined = "allowed, confined (bubblewrap)"
     return render.Report.build(
-        catalogue.scenarios, results, catalogue.problems, root, commands=confined
+        catalogue.scenarios,
+        results,
+        catalogue.problems,
+        root,
+        commands=confined,
+        abouts=[about(target, target.name, target.kind)],
     )
 
 

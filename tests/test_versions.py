@@ -189,6 +189,8 @@ provider:
 expect:
   exit_code: 0
   requests: 1
+  line_types: []
+  no_structured_output: true
   stderr_contains: hello
 by_version:
   claude:
@@ -209,48 +211,59 @@ def _versioned(old: str, new: str) -> str:
 
 
 VERSION_CASES = [
-    ("other-cli", _versioned("  claude:\n", "  codex:\n"), 16, "by_version.codex", "runs claude"),
+    ("other-cli", _versioned("  claude:\n", "  codex:\n"), 18, "by_version.codex", "runs claude"),
     (
         "bad-range",
         _versioned('"<2.1.260"', '"<2.1"'),
-        17,
+        19,
         "by_version.claude.<2.1",
         "is not a version",
     ),
     (
         "shared-field",
         _versioned("expect: {requests: 2}", "expect: {exit_code: 2}"),
-        21,
+        23,
         "by_version.claude.>=2.1.250,<2.1.270",
         "shares 2.1.250 with '<2.1.260' and both set exit_code",
     ),
     (
         "breaks-uncited",
         _versioned("breaks: [LOOP-04]", "breaks: [LOOP-05]"),
-        19,
+        21,
         "by_version.claude.<2.1.260.breaks[0]",
         "LOOP-05 is not one of the scenario's clauses",
     ),
     (
         "given-and-unchecked",
         _versioned("unchecked: [stderr_contains]", "unchecked: [requests]"),
-        24,
+        26,
         "by_version.claude.>=2.1.250,<2.1.270.unchecked",
         "requests is given in expect and unchecked both",
     ),
     (
         "no-because",
         _versioned("      because: B-03\n", ""),
-        17,
+        19,
         "by_version.claude.<2.1.260.because",
         "required",
     ),
     (
         "unknown-field",
         _versioned("expect: {exit_code: 1}", "expect: {exit: 1}"),
-        20,
+        22,
         "by_version.claude.<2.1.260.expect.exit",
         "unknown field",
+    ),
+    (
+        # A rule's expectation is held to the decisive fields too: printing a result
+        # line there makes its is_error decisive.
+        "decisive-field-of-a-rule",
+        _versioned(
+            "expect: {requests: 2}", "expect: {line_types: [result/success], subtype: success}"
+        ),
+        25,
+        "by_version.claude.>=2.1.250,<2.1.270.expect",
+        "give is_error: whether the result line is an error",
     ),
 ]  # fmt: skip
 
@@ -282,6 +295,15 @@ def test_by_version_is_refused_on_other_seams(
         "by_version: {claude: {'<2.1.0': {because: x, unchecked: [requests]}}}\n"
     )
     assert_one_clear_line(tmp_path, capsys, document, 9, "by_version", "only model-api scenarios")
+
+
+def test_a_rule_may_leave_a_decisive_field_unchecked_by_name(tmp_path: Path) -> None:
+    """`unchecked` waives a decisive field on those versions (each rule says why)."""
+    path = tmp_path / "waived.yaml"
+    path.write_text(
+        _versioned("unchecked: [stderr_contains]", "unchecked: [stderr_contains, line_types]")
+    )
+    assert loader.load([path]).problems == ()
 
 
 def test_the_rules_of_a_version_patch_its_expectation(tmp_path: Path) -> None:

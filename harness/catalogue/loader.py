@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -30,6 +30,8 @@ from harness.catalogue.scenario import (
     Scenario,
     Seam,
 )
+from harness.catalogue.seam import Report
+from harness.catalogue.suggest import did_you_mean
 from harness.exceptions import Problem
 
 
@@ -91,33 +93,73 @@ def _merge_case(base: Mapping[str, Any], case: Mapping[str, Any]) -> dict[str, A
     return kind.merge_case(dict(base), dict(case))
 
 
-def _schema_problem(error: ValidationError) -> tuple[tuple[str | int, ...], str]:
-    """Turn a validator error into (path of the offending field, message)."""
+#: A field's path in a document, and what is wrong with it.
+Found = tuple[tuple[str | int, ...], str]
+
+
+def _telling(error: ValidationError) -> ValidationError:
+    """The error that explains ``error`` best (inside a ``oneOf``, the branch meant)."""
     if error.context:
         # A type mismatch against the branch the author clearly did not mean is
         # the least useful explanation; prefer what went wrong inside the other.
         telling = [e for e in error.context if e.validator != "type"] or list(error.context)
-        error = best_match(telling)
+        best: ValidationError = best_match(telling)
+        return best
+    return error
+
+
+#: Schema errors that leave every value the document does give valid.
+_STRUCTURAL = frozenset({"additionalProperties", "required"})
+#: The sections a seam's own checks read (the rest is the same on every seam).
+_SEAM_SECTIONS = frozenset({"seam", "request", "provider", "expect", "by_target", "by_version"})
+
+
+def _spoils_checks(error: ValidationError) -> bool:
+    """Whether ``error`` makes a value the seam's checks read invalid."""
+    telling = _telling(error)
+    path = tuple(telling.absolute_path)
+    if telling.validator in _STRUCTURAL:
+        return False
+    return not path or path[0] in _SEAM_SECTIONS
+
+
+def _schema_problems(error: ValidationError) -> list[Found]:
+    """
+    Turn a validator error into (path of the offending field, message) pairs:
+    one per unknown or missing field, with the closest known name when a name
+    looks misspelt.
+    """
+    error = _telling(error)
     path: tuple[str | int, ...] = tuple(error.absolute_path)
     schema: Any = error.schema
     instance: Any = error.instance
     expected: Any = error.validator_value
     if error.validator == "additionalProperties":
-        allowed = set(schema.get("properties", {}))
+        allowed = sorted(schema.get("properties", {}))
         extra = [k for k in instance if k not in allowed]
         if extra:
-            known = ", ".join(sorted(allowed))
-            return (*path, extra[0]), f"unknown field {extra[0]!r} (known: {known})"
+            known = ", ".join(allowed)
+            return [
+                (
+                    (*path, key),
+                    f"unknown field {key!r}{did_you_mean(key, allowed)} (known: {known})",
+                )
+                for key in extra
+            ]
     if error.validator == "required":
         missing = [k for k in expected if k not in instance]
         if missing:
-            return (*path, missing[0]), "required field is missing"
+            return [((*path, key), "required field is missing") for key in missing]
     if error.validator == "pattern":
-        return path, f"{instance!r} does not match {expected!r}"
+        return [(path, f"{instance!r} does not match {expected!r}")]
+    if error.validator == "enum" and isinstance(instance, str):
+        choices = [str(choice) for choice in expected]
+        hint = did_you_mean(instance, choices)
+        return [(path, f"{instance!r} is not one of {', '.join(choices)}{hint}")]
     if error.validator == "not" and isinstance(schema.get("description"), str):
-        return path, schema["description"]  # a field refused here, and why
+        return [(path, schema["description"])]  # a field refused here, and why
     message = error.message
-    return path, message if len(message) <= 200 else message[:197] + "..."
+    return [(path, message if len(message) <= 200 else message[:197] + "...")]
 
 
 class _FileLoader:
@@ -141,57 +183,74 @@ class _FileLoader:
             self.problem((1, 1), "", "a scenario file must be a mapping")
             return []
         if "cases" not in document:
-            return self._one(document, _Positions(located, ()))
-        family_errors = list(
-            jsonschema.Draft202012Validator(
-                {"$ref": "#/$defs/family", "$defs": scenario_schema()["$defs"]}
-            ).iter_errors(document)
-        )
-        if family_errors:
-            path, message = _schema_problem(family_errors[0])
+            return self._one(document, _Positions(located, ()), ((1, located.lines),))
+        found: dict[tuple[str | int, ...], str] = {}
+        family = {"$ref": "#/$defs/family", "$defs": scenario_schema()["$defs"]}
+        for invalid in jsonschema.Draft202012Validator(family).iter_errors(document):
+            for path, message in _schema_problems(invalid):
+                found.setdefault(path, message)
+        for path, message in found.items():
             self.problem(located.where(path), _field(path), message)
+        cases = document["cases"]
+        if not isinstance(cases, list):
             return []
         base = {k: v for k, v in document.items() if k not in {"family", "cases"}}
         out: list[Scenario] = []
-        for index, case in enumerate(document["cases"]):
-            out.extend(self._one(_merge_case(base, case), _Positions(located, ("cases", index))))
-        return out
+        # The cases are checked even when the family's own fields are wrong:
+        # every problem of a file is reported in one pass.
+        for index, case in enumerate(cases):
+            if not isinstance(case, dict):
+                continue
+            merged, where = _merge_case(base, case), _Positions(located, ("cases", index))
+            out.extend(self._one(merged, where, _case_source(located, index)))
+        return [] if found else out
 
-    def _one(self, doc: dict[str, Any], where: _Positions) -> list[Scenario]:
-        before = len(self.problems)
-        reported: set[tuple[str | int, ...]] = set()
-        for error in sorted(_validator().iter_errors(doc), key=lambda e: list(map(str, e.path))):
-            path, message = _schema_problem(error)
-            if path in reported:
-                continue  # the shared and the seam's schema may both object: say it once
-            reported.add(path)
+    def _one(
+        self, doc: dict[str, Any], where: _Positions, source: tuple[tuple[int, int], ...]
+    ) -> list[Scenario]:
+        """
+        One scenario document, or every problem with it: unknown clauses, the
+        schema's findings and the seam's own checks, each field said once.
+        """
+        found: dict[tuple[str | int, ...], str] = {}
+
+        def report(path: tuple[str | int, ...], message: str) -> None:
+            found.setdefault(path, message)  # the first word on a field is the most telling
+
+        _clauses(doc, report)
+        errors = sorted(_validator().iter_errors(doc), key=lambda e: list(map(str, e.path)))
+        for error in errors:
+            for path, message in _schema_problems(error):
+                report(path, message)
+        # The seam's checks read values the schema vouches for: they run unless
+        # a value of the seam's sections is invalid (where they would only echo
+        # the schema's finding in other words).
+        if not any(_spoils_checks(e) for e in errors):
+            self._seam_checks(doc, report, complete=not errors)
+        for path, message in found.items():
             self.problem(where.where(path), _field(path), message)
-        if len(self.problems) > before:
-            return []
-        self._semantics(doc, where)
-        if len(self.problems) > before:
+        if found:
             return []
         try:
-            return [self._build(doc, where)]
+            return [replace(self._build(doc, where), source=source)]
         except FileRefused as refused:  # changed since it was checked
             self.problem(where.where(("request",)), "request", str(refused))
             return []
 
-    def _semantics(self, doc: dict[str, Any], where: _Positions) -> None:
-        known = registry()
-        for i, clause in enumerate(doc["clauses"]):
-            if clause not in known:
-                at: tuple[str | int, ...] = ("clauses", i)
-                self.problem(where.where(at), _field(at), f"unknown clause {clause!r}")
-        seam = formats.get(doc["seam"])
+    def _seam_checks(self, doc: dict[str, Any], report: Report, *, complete: bool) -> None:
+        name = doc.get("seam")
+        seam = formats.get(name) if isinstance(name, str) else None
         if seam is None:
-            self.problem(where.where(("seam",)), "seam", f"seam {doc['seam']!r} has no loader yet")
+            if isinstance(name, str):
+                report(("seam",), f"seam {name!r} has no loader yet")
             return
-
-        def problem(path: tuple[str | int, ...], message: str) -> None:
-            self.problem(where.where(path), _field(path), message)
-
-        seam.check(doc, self.folder, problem)
+        try:
+            seam.check(doc, self.folder, report)
+        except (KeyError, TypeError, AttributeError):
+            # A required field is missing (the schema says so): the checks stop
+            # where they would read it.  On a complete document it is a bug.
+            if complete:
+                raise
 
     def _build(self, doc: dict[str, Any], where: _Positions) -> Scenario:
         parts = formats.require(doc["seam"]).parts(doc, self.folder)
@@ -212,6 +271,54 @@ class _FileLoader:
             script=parts.script,
             later_scripts=parts.later_scripts,
         )
+
+
+def _clauses(doc: dict[str, Any], report: Report) -> None:
+    """Every cited clause exists (before the schema's pattern, which says less)."""
+    cited = doc.get("clauses")
+    known = registry()
+    for i, clause in enumerate(cited if isinstance(cited, list) else ()):
+        if isinstance(clause, str) and clause not in known:
+            report(("clauses", i), f"unknown clause {clause!r}{did_you_mean(clause, known)}")
+
+
+def _case_source(located: yamlpos.Located, index: int) -> tuple[tuple[int, int], ...]:
+    """
+    The lines that define case ``index`` of a family: the file up to the
+    ``cases:`` key (the shared part), the case's own item (and that of any
+    earlier case whose anchor it uses), and whatever follows the list; blank
+    and comment lines between items go with the next.
+    """
+    marks, end = located.marks, located.lines
+    cases = marks[("cases",)][0]
+    after = [line for path, (line, _) in marks.items() if len(path) == 1 and line > cases]
+    last = min(after, default=end + 1) - 1
+    starts = [marks[("cases", i)][0] for i in range(len(located.value["cases"]))]
+    ends = [*(start - 1 for start in starts[1:]), last]
+    used = {index} | {
+        anchor[1]
+        for alias, anchor in located.aliases
+        if alias[:2] == ("cases", index) and anchor[:1] == ("cases",) and len(anchor) > 1
+    }
+    spans = [(1, cases), *((starts[i], ends[i]) for i in sorted(used) if isinstance(i, int))]
+    if last < end:
+        spans.append((last + 1, end))
+    return tuple(spans)
+
+
+def source(scenario: Scenario) -> str:
+    """The YAML that defines ``scenario``, as written (a family's case with its shared part)."""
+    lines = scenario.path.read_text(encoding="utf-8").splitlines()
+    out: list[str] = []
+    for first, last in scenario.source:
+        span = lines[first - 1 : last]
+        while span and (not span[-1].strip() or span[-1].lstrip().startswith("#")):
+            span.pop()  # a comment at the end of a case introduces the next one
+        before = first - 1
+        while before > 0 and lines[before - 1].lstrip().startswith("#") and out:
+            before -= 1  # ...and so belongs with it
+        out += lines[before : first - 1] + span
+    return "\n".join(out) + "\n"
 
 
 def scenario_files(paths: Iterable[Path]) -> Iterator[tuple[Path, Path]]:
@@ -262,6 +369,6 @@ def load(paths: Iterable[Path]) -> Loaded:
                 continue
             seen[scenario.id] = scenario
             scenarios.append(scenario)
-        problems.extend(loader.problems)
+        problems.extend(sorted(loader.problems, key=lambda p: (p.line, p.column)))
     scenarios.sort(key=lambda s: s.id)
     return Loaded(tuple(scenarios), tuple(problems))

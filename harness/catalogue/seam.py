@@ -75,10 +75,6 @@ class SeamFormat(Protocol):
         """The catalogue's bullet points: the behaviour a conforming SUT shows."""
         ...
 
-    def show(self, scenario: Scenario) -> list[str]:
-        """What ``harness show`` prints after the clauses: request, fake, expectation."""
-        ...
-
 
 def merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
     """Deep-merge ``override`` into a copy of ``base`` (families, per-target expectations)."""

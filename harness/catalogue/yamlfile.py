@@ -48,6 +48,10 @@ class Checked:
     problems: list[Problem] = field(default_factory=list)
     located: yamlpos.Located | None = None
 
+    def line(self, where: tuple[str | int, ...]) -> int:
+        """The line ``where`` starts on."""
+        return self.located.where(where)[0] if self.located else 1
+
     def problem(self, where: tuple[str | int, ...], message: str) -> None:
         line, column = self.located.where(where) if self.located else (1, 1)
         self.problems.append(Problem(self.name, line, column, field_name(where), message))

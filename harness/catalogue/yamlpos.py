@@ -11,6 +11,7 @@ PyYAML silently collapses, are rejected; so is any tag outside the safe set.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from dataclasses import dataclass
 from typing import Any
@@ -48,6 +49,10 @@ class Located:
 
     value: Any
     marks: dict[Path, tuple[int, int]]
+    #: How many lines the text has.
+    lines: int = 1
+    #: Each alias (``*name``) by where it is used and where its anchor is.
+    aliases: tuple[tuple[Path, Path], ...] = ()
 
     def where(self, path: Path) -> tuple[int, int]:
         """The position of ``path``, or of its nearest recorded ancestor."""
@@ -67,6 +72,9 @@ class _Builder:
         self.loader = loader
         self.marks: dict[Path, tuple[int, int]] = {}
         self.count = 0
+        # The composer hands an alias the very node of its anchor.
+        self.first: dict[int, Path] = {}
+        self.aliases: list[tuple[Path, Path]] = []
 
     def build(self, node: yaml.Node, path: Path) -> Any:
         self.count += 1
@@ -78,6 +86,9 @@ class _Builder:
             line, column = _mark(node)
             raise YAMLProblem(line, column, path, f"nested deeper than {MAX_DEPTH} levels")
         self.marks.setdefault(path, _mark(node))
+        anchor = self.first.setdefault(id(node), path)
+        if anchor != path and not any(path[: len(u)] == u for u, _ in self.aliases[-1:]):
+            self.aliases.append((path, anchor))
         if isinstance(node, yaml.CollectionNode) and node.tag not in _PLAIN_TAGS:
             line, column = _mark(node)
             raise YAMLProblem(line, column, path, f"tag {node.tag!r} is not allowed")
@@ -116,14 +127,14 @@ _CLOSING = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
 _NODES = (yaml.ScalarEvent, yaml.AliasEvent, *_OPENING)
 
 
-def _check_size(text: str) -> None:
+def _check_size(text: str, kind: type[yaml.SafeLoader] = _Loader) -> None:
     """
     `MAX_NODES` and `MAX_DEPTH`, held on the parser's event stream before any
     node is composed: a huge or deep document costs no memory and never
     reaches the recursive composer.
     """
     depth = nodes = 0
-    for event in yaml.parse(text, Loader=_Loader):
+    for event in yaml.parse(text, Loader=kind):
         if isinstance(event, _NODES):
             nodes += 1
         if isinstance(event, _OPENING):
@@ -166,17 +177,24 @@ def read(path: PathLike) -> Located:
     return load(text)
 
 
+#: libyaml refuses what the pure-Python loader reads: a ``\\udcXX`` escape, the
+#: way a scenario writes a raw byte that is not UTF-8 (``"\\udcff"`` is 0xFF).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][cC][89a-fA-F][0-9a-fA-F]")
+
+
 def load(text: str) -> Located:
     """Load one YAML document safely, with positions; raise `YAMLProblem`."""
-    loader = _Loader(text)
+    kind = yaml.SafeLoader if _SURROGATE_ESCAPE.search(text) else _Loader
+    loader = kind(text)
     try:
-        _check_size(text)
+        _check_size(text, kind)
         node = loader.get_single_node()
+        lines = len(text.splitlines()) or 1
         if node is None:
-            return Located(None, {(): (1, 1)})
+            return Located(None, {(): (1, 1)}, lines)
         builder = _Builder(loader)
         value = builder.build(node, ())
-        return Located(value, builder.marks)
+        return Located(value, builder.marks, lines, tuple(builder.aliases))
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)

@@ -21,7 +21,7 @@ entries of a baseline do.  Everything here is a pure function of results.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -73,6 +73,8 @@ FIELDS = (
 ABSENT = "<absent>"
 #: How wide a value is shown in the reports before it is cut.
 SHOWN = 160
+#: How many differing parts of one value the reports show.
+MOST_PARTS = 5
 
 
 @dataclass(frozen=True)
@@ -88,11 +90,44 @@ class Difference:
 
     def shown(self, limit: int = SHOWN) -> tuple[str, str]:
         """Both values as JSON, cut to ``limit`` around where they start to differ."""
-        left, right = show_value(self.reference), show_value(self.real)
+        left, right = _shown(self.reference), _shown(self.real)
         start = 0
         if max(len(left), len(right)) > limit:
             start = max(0, _common_prefix(left, right) - limit // 4)
         return _cut(left, start, limit), _cut(right, start, limit)
+
+    def parts(self, most: int = MOST_PARTS) -> tuple[Difference, ...]:
+        """
+        Where inside the two values they differ: the deepest members that do
+        (a key one side lacks, an item of two lists of one length), each a
+        `Difference` whose ``at`` goes on into the value, so a long value is
+        shown by its differing parts rather than by its first characters.  At
+        most ``most``; values of different shapes are one part, themselves.
+        """
+        found = list(_differing(self.reference, self.real, self.at))
+        return tuple(Difference(self.field, at, left, right) for at, left, right in found[:most])
+
+    def parts_left_out(self, most: int = MOST_PARTS) -> int:
+        """How many differing parts `parts` leaves out."""
+        return max(0, len(list(_differing(self.reference, self.real, self.at))) - most)
+
+
+def _differing(left: object, right: object, at: str) -> Iterator[tuple[str, object, object]]:
+    """The deepest differing members of two JSON values, with their paths."""
+    if show_value(left) == show_value(right):
+        return  # JSON-equal (``True`` and ``1`` are not)
+    if isinstance(left, dict) and isinstance(right, dict):
+        for key in sorted(set(left) | set(right)):
+            yield from _differing(left.get(key, ABSENT), right.get(key, ABSENT), f"{at}.{key}")
+    elif isinstance(left, list) and isinstance(right, list) and len(left) == len(right):
+        for index, (one, other) in enumerate(zip(left, right, strict=True)):
+            yield from _differing(one, other, f"{at}[{index}]")
+    else:
+        yield at, left, right
+
+
+def _shown(value: object) -> str:
+    return ABSENT if value is ABSENT else show_value(value)
 
 
 def _common_prefix(left: str, right: str) -> int:

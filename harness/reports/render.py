@@ -25,12 +25,13 @@ from harness.adaptor.environment import scrub
 from harness.catalogue.clauses import families, registry
 from harness.catalogue.scenario import Scenario
 from harness.exceptions import Problem
+from harness.reports import about, versions
 from harness.reports import drift as drifts
-from harness.reports import versions
 from harness.reports.differential import Differential, Pair
 from harness.reports.drift import Drift
 from harness.reports.versions import TargetInfo
-from harness.seams.case import STATUSES, CaseResult
+from harness.seams.case import SKIPPED_BY, STATUSES, CaseResult
+from harness.targets.announce import About
 from harness.targets.real import describe_versions
 
 #: Bumped whenever the JSON report changes shape.  2: each case names its
@@ -51,6 +52,8 @@ _SYMBOL = {"passed": "pass", "failed": "FAIL", "errored": "ERROR", "skipped": "s
 VERDICTS = ("expected", "regression", "stale")
 #: The `Report.commands` of a run without ``--allow-exec``.
 NO_COMMANDS = "not allowed (cases that would run one are skipped)"
+#: Who skipped a case, in words (`SKIPPED_BY`).
+SKIPPED_BY_WORDS = {"harness": "the harness", "scenario": "the scenario", "target": "the target"}
 
 
 def _symbol(result: CaseResult) -> str:
@@ -77,6 +80,8 @@ class Report:
     info: tuple[TargetInfo, ...] = ()
     #: The real CLIs from one version to the next, when a run has several.
     drift: Drift = field(default_factory=Drift)
+    #: Each target: its kind, the implementation it announced, or why it did not start.
+    abouts: tuple[About, ...] = ()
 
     @classmethod
     def build(
@@ -90,6 +95,7 @@ class Report:
         commands: str = NO_COMMANDS,
         info: Iterable[TargetInfo] = (),
         drift: Drift | None = None,
+        abouts: Iterable[About] = (),
     ) -> Report:
         return cls(
             tuple(sorted(scenarios, key=lambda s: s.id)),
@@ -100,11 +106,16 @@ class Report:
             commands,
             tuple(sorted(info, key=lambda t: t.name)),
             drift or Drift(),
+            tuple(sorted(abouts, key=lambda a: a.target)),
         )
 
     def by_version(self) -> tuple[versions.Verdict, ...]:
         """Each clause of the model-api scenarios on each version the real CLIs ran."""
         return versions.verdicts(self.scenarios, self.results, self.info)
+
+    def not_started(self) -> dict[str, str]:
+        """Each target that could not be started, with why."""
+        return {a.target: a.not_started for a in self.abouts if a.not_started is not None}
 
     @property
     def targets(self) -> tuple[str, ...]:
@@ -119,6 +130,10 @@ class Report:
             out[target] = {status: counts.get(status, 0) for status in STATUSES}
             out[target].update({v: verdicts.get(v, 0) for v in VERDICTS})
         return out
+
+    def skips(self) -> dict[str, list[dict[str, Any]]]:
+        """Per target, its skipped cases counted by who skipped them and why."""
+        return skip_counts(self.results)
 
     def relative(self, path: Path) -> str:
         try:
@@ -161,6 +176,25 @@ class Report:
         ]
 
 
+def skip_counts(results: Iterable[CaseResult]) -> dict[str, list[dict[str, Any]]]:
+    """
+    Per target, its skipped cases counted by who skipped them (`SKIPPED_BY`)
+    and the reason given, in a stable order.
+    """
+    counted: Counter[tuple[str, str, str]] = Counter(
+        (r.target, r.skipped_by or "target", r.reason or "")
+        for r in results
+        if r.status == "skipped"
+    )
+    out: dict[str, list[dict[str, Any]]] = {}
+    order = {by: i for i, by in enumerate(SKIPPED_BY)}
+    for target, by, reason in sorted(counted, key=lambda k: (k[0], order.get(k[1], 9), k[2])):
+        out.setdefault(target, []).append(
+            {"skipped_by": by, "reason": reason, "count": counted[(target, by, reason)]}
+        )
+    return out
+
+
 def _case_json(result: CaseResult, seam: str | None) -> dict[str, Any]:
     return {
         "scenario": result.scenario,
@@ -170,6 +204,7 @@ def _case_json(result: CaseResult, seam: str | None) -> dict[str, Any]:
         "reason": result.reason,
         "verdict": result.verdict,
         "note": result.note,
+        "skipped_by": result.skipped_by,
         "mismatches": [
             {"field": m.field, "expected": m.expected, "actual": m.actual}
             for m in result.mismatches
@@ -184,6 +219,7 @@ def to_json(report: Report) -> str:
         "version": REPORT_VERSION,
         "targets": list(report.targets),
         "summary": report.summary(),
+        "skips": report.skips(),
         "problems": [str(p) for p in report.problems],
         "cases": [_case_json(r, seam_of.get(r.scenario)) for r in report.results],
         "coverage": report.coverage(),
@@ -192,6 +228,7 @@ def to_json(report: Report) -> str:
         "drift": report.drift.to_json(),
         "commands": report.commands,
         "target_versions": {t.name: dict(t.versions) for t in report.info if t.versions},
+        "about": [a.to_json() for a in report.abouts],
     }
     return json.dumps(document, ensure_ascii=False, sort_keys=True, indent=2) + "\n"
 
@@ -210,11 +247,27 @@ def matrix(report: Report) -> str:
         lines.append(f"| {target} | " + " | ".join(str(counts[c]) for c in columns) + " |")
     lines += [
         "",
-        "`expected`, `regression` and `stale` count failing or passing cases against the "
-        "target's baseline of known failures.",
+        "`expected`, `regression` and `stale` count cases against the target's baseline of "
+        "known failures and skips.",
         "",
         f"Commands a scenario makes a system run: {report.commands}.",
+        "",
+        "## Skips",
+        "",
     ]
+    skips = report.skips()
+    if not skips:
+        lines.append("No case was skipped.")
+    else:
+        lines += ["| target | skipped by | reason | cases |", "|---|---|---|---|"]
+    for target, counted in skips.items():
+        for each in counted:
+            reason = _one_line(each["reason"]).replace("|", "\\|")
+            lines.append(
+                f"| {target} | {SKIPPED_BY_WORDS.get(each['skipped_by'], each['skipped_by'])} "
+                f"| {reason} | {each['count']} |"
+            )
+    lines += about.table(report.abouts)
     shown = [t for t in report.info if t.versions and t.name in targets]
     if shown:
         lines += ["", "CLI versions (model-api):", ""]
@@ -372,9 +425,13 @@ def differential(report: Report) -> str:
             "```diff",
         ]
         for difference in pair.differences:
-            left, right = difference.shown()
-            lines += [f"@@ {difference.at} @@", f"- {pair.reference}: {left}"]
-            lines.append(f"+ {pair.real}: {right}")
+            for part in difference.parts():
+                left, right = part.shown()
+                lines += [f"@@ {part.at} @@", f"- {pair.reference}: {left}"]
+                lines.append(f"+ {pair.real}: {right}")
+            more = difference.parts_left_out()
+            if more:
+                lines.append(f"@@ {difference.at}: {more} more differing part(s) @@")
         lines.append("```")
     lines += ["", "## Expected disagreements", ""]
     if not found.entries:
@@ -394,14 +451,22 @@ def differential(report: Report) -> str:
 
 def junit(report: Report) -> str:
     lines = ['<?xml version="1.0" encoding="utf-8"?>', "<testsuites>"]
+    not_started = report.not_started()
     for target in report.targets:
         cases = [r for r in report.results if r.target == target]
         counts = Counter(r.status for r in cases)
+        why = not_started.get(target)
         lines.append(
-            f'  <testsuite name={quoteattr(target)} tests="{len(cases)}" '
-            f'failures="{counts["failed"]}" errors="{counts["errored"]}" '
+            f'  <testsuite name={quoteattr(target)} tests="{len(cases) + (why is not None)}" '
+            f'failures="{counts["failed"]}" errors="{counts["errored"] + (why is not None)}" '
             f'skipped="{counts["skipped"]}">'
         )
+        if why is not None:
+            # The one failure of a target that could not be started; its cases are skipped.
+            lines.append(f'    <testcase classname={quoteattr(target)} name="(start)">')
+            first = why.splitlines()[0]
+            lines.append(f"      <error message={quoteattr(first)}>{escape(why)}</error>")
+            lines.append("    </testcase>")
         for r in cases:
             lines.append(
                 f"    <testcase classname={quoteattr(target)} name={quoteattr(r.scenario)}>"

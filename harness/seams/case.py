@@ -6,7 +6,10 @@ drives the target and reads back what the fake recorded; `SeamKind.compare`
 holds the outcome against the expectation).  This module adds what is the
 same on every seam: a target that does not serve the seam is skipped, and
 whatever the target does (raise, hang past its own timeout, return garbage,
-be unreachable), the case ends as a `CaseResult` and the run goes on.
+be unreachable), the case ends as a `CaseResult` and the run goes on.  A
+target that cannot be started at all is the exception to one result per
+failure: its cases are skipped as not run, and the target's own failure is
+reported once (`harness.targets.announce.About`).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from dataclasses import dataclass
 
 from harness import seams
 from harness.catalogue.scenario import Scenario
-from harness.exceptions import ServiceFailed
+from harness.exceptions import ServiceFailed, TargetNotStarted
 from harness.seams import RunOptions, SeamOutcome
 from harness.seams.compare import Mismatch
 from harness.targets import Target, versions_of
@@ -23,6 +26,12 @@ from harness.targets.protocol import AdaptorFailed, Skipped
 
 #: The four ways a case can end.
 STATUSES = ("passed", "failed", "errored", "skipped")
+#: Who decided that a case is skipped: the harness (the target's kind does not
+#: serve the scenario's seam, or the run did not allow what the case needs); the
+#: scenario, which says why a target of this kind cannot be put in its situation
+#: (the real binaries offline); or the target itself, which declined the case.
+#: Only the last is the target's choice, so only it needs a baseline entry.
+SKIPPED_BY = ("harness", "scenario", "target")
 
 
 @dataclass(frozen=True)
@@ -40,10 +49,17 @@ class CaseResult:
     verdict: str | None = None
     #: Why the verdict is what it is (the baseline's reason, or what is new).
     note: str | None = None
+    #: For a skipped case, who decided it (one of `SKIPPED_BY`).
+    skipped_by: str | None = None
 
     @property
     def case_id(self) -> str:
         return f"{self.scenario}[{self.target}]"
+
+
+def not_run(target: str) -> str:
+    """The reason of every case of a target that could not be started."""
+    return f"not run: {target} did not start"
 
 
 #: What a run may do unless the user says more: nothing that runs a command.
@@ -56,12 +72,16 @@ def execute(
     """Run ``scenario`` on ``target``; never raises for a misbehaving target."""
     if scenario.seam not in target.seams:
         reason = f"{target.name} does not serve the {scenario.seam.value} seam"
-        return CaseResult(scenario.id, target.name, "skipped", reason=reason)
+        return CaseResult(scenario.id, target.name, "skipped", reason=reason, skipped_by="harness")
     seam = seams.require(scenario.seam.value)
     try:
         outcome = seam.observe(scenario, target, options)
     except Skipped as skip:
-        return CaseResult(scenario.id, target.name, "skipped", reason=str(skip))
+        return CaseResult(scenario.id, target.name, "skipped", reason=str(skip), skipped_by=skip.by)
+    except TargetNotStarted:
+        # One failure of the target, reported once (`announce.About`), not one per case.
+        reason = not_run(target.name)
+        return CaseResult(scenario.id, target.name, "skipped", reason=reason, skipped_by="harness")
     except (AdaptorFailed, ServiceFailed) as failure:
         return CaseResult(scenario.id, target.name, "errored", reason=str(failure))
     except Exception as error:  # noqa: BLE001  (a broken target is data, not a crash)

@@ -22,37 +22,25 @@ May import: `harness.systems`, `harness.adaptor`, `harness.catalogue`,
 
 from __future__ import annotations
 
-import importlib
-import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from functools import cache
-from importlib import resources
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 import httpx
-import jsonschema
 
 from harness.adaptor import pipeline
 from harness.adaptor.launch import InProcess, Launcher, Subprocess
 from harness.adaptor.pipeline import Provider
-from harness.catalogue.jsonvalue import non_finite
 from harness.catalogue.outcome import Outcome
 from harness.catalogue.scenario import Request, Seam
-from harness.exceptions import InvalidAnswer, NoSuchTarget, ReservedTargetName
+from harness.exceptions import BadTargetSpec, NoSuchTarget, ReservedTargetName
 from harness.systems.service import ReferenceService
 from harness.targets.http import GRACE, Connection
 from harness.targets.protocol import ProtocolAdaptor
-from harness.targets.real import PINS, RealCli, unpinned, versions_argument
-
-
-@cache
-def outcome_validator() -> jsonschema.Draft202012Validator:
-    """The packaged outcome schema, for answers from adaptors we did not write."""
-    text = resources.files("harness").joinpath("schemas/outcome.schema.json").read_text()
-    return jsonschema.Draft202012Validator(json.loads(text))
+from harness.targets.pyadaptor import PythonCallable
+from harness.targets.real import PINS, VERSIONS, RealCli, unpinned, versions_argument
 
 
 class Target(Protocol):
@@ -130,9 +118,9 @@ class Reference:
     versions: tuple[tuple[str, str], ...] = PINS
 
     @classmethod
-    def from_spec(cls, spec: str, launcher: Launcher) -> Reference:
-        kind, colon, argument = spec.partition(":")
-        if not colon:
+    def from_spec(cls, spec: str, argument: str, launcher: Launcher) -> Reference:
+        kind = spec.partition(":")[0]
+        if not argument:
             return cls(spec, launcher, kind)
         versions = versions_argument(spec, argument)
         return cls(spec, launcher, kind, frozenset({Seam.MODEL_API}), versions)
@@ -170,7 +158,7 @@ class HttpService:
         _, _, rest = spec.partition(":")
         url = spec if rest.startswith("//") else rest
         if not url.startswith(("http://", "https://")):
-            raise NoSuchTarget(spec, ("http:BASE_URL, e.g. http:http://127.0.0.1:8080",))
+            raise BadTargetSpec(spec, "give a base URL, as in http:http://127.0.0.1:8080")
         return cls(spec, url.rstrip("/"))
 
     def connect(self) -> Connection:
@@ -178,58 +166,54 @@ class HttpService:
 
 
 @dataclass(frozen=True)
-class PythonCallable:
+class Kind:
     """
-    Any Python adaptor, as ``python:package.module:function``.
+    One target kind as ``--target`` takes it: ``KIND`` or ``KIND:ARGUMENT``.
 
-    The function gets one JSON-shaped dict (``request`` and ``provider``, see
-    the README) and returns an outcome dict; what it returns is checked
-    against the packaged outcome schema, and a bad answer is an error of the
-    target, which the harness records as ``errored``.
+    The grammar of each kind's argument is declared here, not left to its
+    factory: a kind that takes none refuses one (``real:anything`` is a
+    usage error, not ``real``), and one that needs one says so.
     """
 
-    name: str
-    function: Callable[[dict[str, Any]], dict[str, Any]]
-    kind: str = "python"
-    seams: frozenset[Seam] = frozenset({Seam.AGENT_CLI})
+    #: Builds the target from the spec (as written) and the argument ("" if none).
+    build: Callable[[str, str], Target]
+    #: What the argument is, for usage lines (``COMMAND``); None: it takes none.
+    argument: str | None = None
+    #: Whether the argument may be left out (only when it has one).
+    optional: bool = False
 
-    @classmethod
-    def from_spec(cls, spec: str) -> PythonCallable:
-        _, _, location = spec.partition(":")
-        module_name, _, attribute = location.partition(":")
-        if not module_name or not attribute:
-            raise NoSuchTarget(spec, ("python:package.module:function",))
-        try:
-            function = getattr(importlib.import_module(module_name), attribute)
-        except (ImportError, AttributeError) as error:
-            raise NoSuchTarget(spec, (f"cannot load it: {error}",)) from None
-        return cls(spec, function)
+    def usage(self, kind: str) -> str:
+        if self.argument is None:
+            return kind
+        return f"{kind}[:{self.argument}]" if self.optional else f"{kind}:{self.argument}"
 
-    def run(self, request: Request, provider: Provider, scenario_id: str) -> Outcome:
-        message = {
-            "scenario": scenario_id,
-            "request": request.to_json(),
-            "provider": provider.to_json(),
-        }
-        answer = self.function(message)
-        where = non_finite(answer)
-        if where is not None:  # no report could print it as JSON
-            raise InvalidAnswer(self.name, (f"{where}: NaN or infinity is not a JSON number",))
-        problems = sorted(e.message for e in outcome_validator().iter_errors(answer))
-        if problems:
-            raise InvalidAnswer(self.name, tuple(problems))
-        return Outcome.from_json(answer)
+    def check(self, spec: str, kind: str, argument: str | None) -> None:
+        """Raise `BadTargetSpec` unless ``argument`` is what this kind takes."""
+        if argument is not None and self.argument is None:
+            raise BadTargetSpec(spec, f"{kind} takes no argument (use: {self.usage(kind)})")
+        # ``real:`` is neither the pins nor a version: the colon promises an argument.
+        missing = not argument and (argument is not None or not self.optional)
+        if missing and self.argument is not None:
+            raise BadTargetSpec(spec, f"{kind} needs {self.argument} (use: {self.usage(kind)})")
 
 
-#: Target kind → factory taking the full spec string.
-KINDS: dict[str, Callable[[str], Target]] = {
-    "reference": lambda spec: Reference.from_spec(spec, Subprocess()),
-    "reference-inproc": lambda spec: Reference.from_spec(spec, InProcess()),
-    "python": PythonCallable.from_spec,
-    "cmd": ProtocolAdaptor.from_spec,
-    "cmd-check": ProtocolAdaptor.from_spec,
-    "http": HttpService.from_spec,
-    "real": RealCli.from_spec,
+#: Target kind → how its spec is read.
+KINDS: dict[str, Kind] = {
+    # The reference models and the real binaries take the CLI versions they
+    # model or run (the pins when left out): ``real:claude=2.1.235,codex=0.171.0``.
+    "reference": Kind(
+        lambda spec, versions: Reference.from_spec(spec, versions, Subprocess()), VERSIONS, True
+    ),
+    "reference-inproc": Kind(
+        lambda spec, versions: Reference.from_spec(spec, versions, InProcess()), VERSIONS, True
+    ),
+    "python": Kind(PythonCallable.from_spec, "MODULE:FUNCTION"),
+    "cmd": Kind(ProtocolAdaptor.from_spec, "COMMAND"),
+    "cmd-check": Kind(
+        lambda spec, command: ProtocolAdaptor.from_spec(spec, command, check=True), "COMMAND"
+    ),
+    "http": Kind(lambda spec, _: HttpService.from_spec(spec), "BASE_URL"),
+    "real": Kind(RealCli.from_spec, VERSIONS, True),
 }
 
 DEFAULT_TARGETS = ("reference",)
@@ -252,11 +236,17 @@ def create(spec: str) -> Target:
     name, body = (named[1], named[2]) if named else (None, spec)
     if name in RESERVED:
         raise ReservedTargetName(name, RESERVED[name])
-    kind = body.split(":", 1)[0]
-    factory = KINDS.get(kind)
-    if factory is None:
-        raise NoSuchTarget(spec, tuple(sorted(KINDS)))
-    target = factory(body)
+    kind, colon, argument = body.partition(":")
+    declared = KINDS.get(kind)
+    if declared is None:
+        if "=" in kind:
+            raise BadTargetSpec(
+                spec, "a target's name is lower-case letters, digits and dashes, as in mine=KIND"
+            )
+        usages = tuple(k.usage(n) for n, k in sorted(KINDS.items()))
+        raise NoSuchTarget(spec, usages)
+    declared.check(spec, kind, argument if colon else None)
+    target = declared.build(body, argument)
     return replace(target, name=name) if name else target  # type: ignore[type-var]
 
 

@@ -24,7 +24,7 @@ import signal
 import subprocess
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import IO, Any, NoReturn
@@ -37,7 +37,8 @@ from harness.adaptor.pipeline import Provider
 from harness.catalogue.jsonvalue import JSONError, parse_exact
 from harness.catalogue.outcome import Outcome
 from harness.catalogue.scenario import Request, Seam
-from harness.exceptions import BadTargetSpec, HarnessError
+from harness.exceptions import BadTargetSpec, HarnessError, TargetNotStarted
+from harness.targets.announce import Implementation
 
 VERSION = 1
 #: Grace beyond the request's own timeout before an adaptor counts as hung.
@@ -64,9 +65,16 @@ class AdaptorFailed(HarnessError):
 
 @dataclass(frozen=True)
 class Skipped(HarnessError):
-    """The adaptor declined the scenario (for example an unsupported driver)."""
+    """
+    A case that cannot run on this target: the adaptor declined it (for example
+    an unsupported driver: ``by="target"``), the scenario itself says why a
+    target of this kind cannot be put in its situation (``by="scenario"``), or
+    the run did not allow what the case needs (``by="harness"``).  Baselines
+    account for the first kind only; the others are the same for every target.
+    """
 
     reason: str
+    by: str = "target"
 
     def __str__(self) -> str:
         return self.reason
@@ -153,21 +161,23 @@ class ProtocolAdaptor:
     grace: float = GRACE
     kind: str = "cmd"
     seams: frozenset[Seam] = frozenset({Seam.AGENT_CLI})
-    implementation: dict[str, Any] = field(default_factory=dict)
+    #: What the adaptor said of itself in its start reply.
+    announcement: Implementation | None = None
+    #: Why the adaptor could not be started, once it could not: its cases are not run.
+    not_started: str | None = None
     _live: _Process | None = None
     _seq: int = 0
     _budget: float = 0.0
 
     @classmethod
-    def from_spec(cls, spec: str, name: str | None = None) -> ProtocolAdaptor:
-        kind, _, command = spec.partition(":")
+    def from_spec(cls, spec: str, command: str, *, check: bool = False) -> ProtocolAdaptor:
         try:
             argv = tuple(shlex.split(command))
         except ValueError as error:  # an unbalanced quote
             raise BadTargetSpec(spec, f"cannot split the command: {error}") from None
         if not argv:
             raise BadTargetSpec(spec, "names no command")
-        return cls(name or spec, argv, check=kind == "cmd-check", kind="cmd")
+        return cls(spec, argv, check=check)
 
     # -- lifecycle -----------------------------------------------------------
 
@@ -192,8 +202,10 @@ class ProtocolAdaptor:
             self._validate("started", reply)
         if reply.get("ready") is not True or reply.get("version") != VERSION:
             self._fail(f"adaptor refused protocol version {VERSION}: {json.dumps(reply)}")
-        implementation = reply.get("implementation")
-        self.implementation = implementation if isinstance(implementation, dict) else {}
+        try:
+            self.announcement = Implementation.from_json(reply.get("implementation"))
+        except ValueError as error:
+            self._fail(f"the start reply's {error}: {json.dumps(reply)[:200]}")
         return live
 
     def _kill(self) -> None:
@@ -299,10 +311,32 @@ class ProtocolAdaptor:
 
     # -- the target ----------------------------------------------------------
 
-    def run(self, request: Request, provider: Provider, scenario_id: str) -> Outcome:
+    def announced(self) -> Implementation | None:
+        return self.announcement
+
+    def _ready(self) -> Implementation:
+        """
+        The adaptor, started if it is not running (again, after a crash).  An
+        adaptor that cannot be started is not tried again: every later case
+        would wait for the same failure.
+        """
+        if self.not_started is not None:
+            raise TargetNotStarted(self.name, self.not_started)
         if self._live is None or self._live.process.poll() is not None:
+            restart = self.announcement is not None
             self._kill()
-            self._start()
+            try:
+                self._start()
+            except AdaptorFailed as failure:
+                self.not_started = ("on restart: " if restart else "") + str(failure)
+                raise TargetNotStarted(self.name, self.not_started) from None
+        assert self.announcement is not None
+        return self.announcement
+
+    def run(self, request: Request, provider: Provider, scenario_id: str) -> Outcome:
+        why = self._ready().declines(request)
+        if why is not None:
+            raise Skipped(why)
         self._seq += 1
         message = {
             "cmd": "run",

@@ -30,6 +30,8 @@ from harness.catalogue.versions import CLIS, check_version
 from harness.exceptions import BadTargetSpec, InstallFailed
 from providers_fake.api import realcli
 
+#: The argument of the ``reference`` and ``real`` kinds, for usage lines.
+VERSIONS = "CLI=VERSION[,CLI=VERSION]"
 #: Each CLI at its pinned version, as a target's ``versions``.
 PINS: tuple[tuple[str, str], ...] = tuple(sorted(realcli.PINNED.items()))
 #: The installer, in the source tree beside the harness.
@@ -89,9 +91,9 @@ class RealCli:
     seams: frozenset[Seam] = frozenset({Seam.MODEL_API})
 
     @classmethod
-    def from_spec(cls, spec: str) -> RealCli:
-        _, colon, argument = spec.partition(":")
-        if not colon:
+    def from_spec(cls, spec: str, argument: str) -> RealCli:
+        """``real`` (``argument`` empty: the pins) or ``real:claude=X,codex=Y``."""
+        if not argument:
             return cls(spec)
         return cls(spec, versions_argument(spec, argument))
 

@@ -15,6 +15,8 @@ and must not surface later as a puzzling answer to a real CLI.
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -124,7 +126,7 @@ class Script:
         if isinstance(document, dict):
             unknown = set(document) - {"steps", "repeat_last"}
             if unknown:
-                raise ScriptError(f"script: unknown keys {sorted(unknown)}")
+                raise _unknown("script", unknown, {"steps", "repeat_last"})
             repeat = _typed(document.get("repeat_last", True), bool, "script.repeat_last")
             document = document.get("steps")
         if not isinstance(document, (list, tuple)):
@@ -193,6 +195,16 @@ _ANSWER_KEYS = frozenset(
 _ERROR_KEYS = frozenset({"status", "body", "message", "headers", "delay"})
 
 
+def _unknown(where: str, unknown: set[str], known: Iterable[str]) -> ScriptError:
+    """Unknown keys, each with the closest known one when it looks misspelt."""
+    names = sorted(known)
+    shown = []
+    for key in sorted(unknown):
+        close = difflib.get_close_matches(key, names, n=1)
+        shown.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    return ScriptError(f"{where}: unknown keys {', '.join(shown)} (known: {', '.join(names)})")
+
+
 def step_from_json(raw: object, where: str) -> Step:
     """One step of the JSON form; a step already built is taken as is."""
     if isinstance(raw, (Answer, HttpError)):
@@ -203,7 +215,7 @@ def step_from_json(raw: object, where: str) -> Step:
         return _error_from_json(raw, where)
     unknown = set(raw) - _ANSWER_KEYS
     if unknown:
-        raise ScriptError(f"{where}: unknown keys {sorted(unknown)}")
+        raise _unknown(where, unknown, _ANSWER_KEYS)
     texts: list[str] = []
     if "text" in raw:
         texts.append(_typed(raw["text"], str, f"{where}.text"))
@@ -241,7 +253,7 @@ def step_from_json(raw: object, where: str) -> Step:
 def _error_from_json(raw: Mapping[str, object], where: str) -> HttpError:
     unknown = set(raw) - _ERROR_KEYS
     if unknown:
-        raise ScriptError(f"{where}: unknown keys {sorted(unknown)}")
+        raise _unknown(where, unknown, _ERROR_KEYS)
     status = _typed(raw["status"], int, f"{where}.status")
     if not 400 <= status <= 599:
         raise ScriptError(f"{where}.status: {status} is not an HTTP error status")

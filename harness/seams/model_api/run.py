@@ -9,6 +9,7 @@ share a port: the loopback server binds 127.0.0.1 on an OS-chosen one).
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -35,6 +36,9 @@ if TYPE_CHECKING:
 
 #: What the real run's throwaway folder and the fake API's address are shown as.
 WORK, GATEWAY = "<work>", "<fake-api>"
+#: What a log line's timestamp on a real CLI's stderr is shown as.
+LOG_TIME = "<time>"
+_LOG_TIME = re.compile(r"\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z\b")
 
 
 def model_script(scenario: Scenario) -> ModelScript:
@@ -59,6 +63,8 @@ def run_case(
     stdout, stderr = run.stdout, run.stderr.decode(errors="replace")
     for real, shown in masks:
         stdout, stderr = stdout.replace(real.encode(), shown.encode()), stderr.replace(real, shown)
+    # Codex stamps its log lines (an unsupported tool call, say) with the time of day.
+    stderr = _LOG_TIME.sub(LOG_TIME, stderr)
     lines = parse_lines(stdout)
     return ModelApiOutcome(
         cli=request.cli,

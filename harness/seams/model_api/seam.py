@@ -18,14 +18,15 @@ the last line's type, the last agent message (``result``, and parsed as JSON,
 
 from __future__ import annotations
 
-import json
+from collections.abc import Mapping
 from typing import Any, cast
 
 from harness import seams
 from harness.catalogue.files import Folder
-from harness.catalogue.scenario import Json, Scenario, VersionRule
+from harness.catalogue.scenario import Scenario, VersionRule
 from harness.catalogue.seam import Parts, Report, merge
 from harness.catalogue.versions import VersionRange, common
+from harness.seams import promises
 from harness.seams.compare import Mismatch
 from harness.seams.model_api.expect import (
     ExpectationPatch,
@@ -36,7 +37,7 @@ from harness.seams.model_api.expect import (
     patch_of,
 )
 from harness.seams.model_api.run import model_script, run_case, run_reference
-from harness.seams.model_api.values import ModelApiOutcome, ModelApiRequest, request_of, show_value
+from harness.seams.model_api.values import ModelApiOutcome, ModelApiRequest, request_of
 from harness.systems import sandbox
 from harness.targets import AgentBinary, Target, versions_of
 from harness.targets.protocol import Skipped
@@ -52,6 +53,71 @@ _CLAUDE_ONLY = (
     "refusal_fallback_model",
     "earlier_prompts",
     "allowed_tools",
+)
+
+
+def _claude(request: Mapping[str, Any], expect: Mapping[str, Any]) -> bool:
+    return request.get("cli") == "claude"
+
+
+def _codex(request: Mapping[str, Any], expect: Mapping[str, Any]) -> bool:
+    return request.get("cli") == "codex"
+
+
+def _prints_result(request: Mapping[str, Any], expect: Mapping[str, Any]) -> bool:
+    lines = expect.get("line_types", ())
+    return _claude(request, expect) and any(str(t).startswith("result/") for t in lines)
+
+
+#: What every model-api expectation pins (`harness.seams.promises`).
+DECISIVE = (
+    promises.Decisive(("exit_code",), "how the run ends"),
+    promises.Decisive(("requests",), "how many requests reach the model API"),
+    # Codex's lines depend on the model's metadata too (a warning item for a model it
+    # does not know), so its exit code and final message decide a run, not its lines.
+    promises.Decisive(("line_types",), "what the CLI prints, line by line", _claude),
+    promises.Decisive(("structured_output", "no_structured_output"), "what the run delivers"),
+    promises.Decisive(("subtype",), "the verdict of the result line", _prints_result),
+    promises.Decisive(("is_error",), "whether the result line is an error", _prints_result),
+)
+#: Terms of art a model-api description may name, and the check each calls for.
+PHRASES = (
+    promises.Phrase(
+        r"\bexit(?:s|ed|ing)?(?: code| status)? (-?\d+)\b", ("exit_code",), promises.number()
+    ),
+    promises.Phrase(r"\bsystem/(\w+)", ("line_types",), promises.word(1, "system/{}")),
+    promises.Phrase(
+        r"\b(api_retry|model_fallback|thinking_tokens|informational)\b",
+        ("line_types",),
+        promises.word(1, "system/{}"),
+        applies=_claude,
+    ),
+    promises.Phrase(
+        r"\b(turn\.failed|turn\.completed)\b", ("line_types",), promises.word(), applies=_codex
+    ),
+    promises.Phrase(
+        r"\b(error_max_structured_output_retries|error_during_execution)\b",
+        ("subtype",),
+        promises.word(),
+    ),
+    promises.Phrase(r"\bis_error:? `?(true|false)\b", ("is_error",), promises.boolean()),
+    promises.Phrase(r"\bterminal_reason:? `?(\w+)", ("terminal_reason",), promises.word()),
+    promises.Phrase(r"\bstderr\b", ("stderr_contains",)),
+    promises.Phrase(r"\bkill(?:s|ed)\b", ("timed_out",)),
+    promises.Phrase(r"\btext\.format\b", ("text_format",)),
+    promises.Phrase(r"\binput_schema\b", ("input_schema",)),
+    promises.Phrase(r"\bstrict\b", ("strict", "strict_each"), applies=_claude),
+    promises.Phrase(
+        r"\b(one|two|three|four|five|six|\d+) requests?\b", ("requests",), promises.number()
+    ),
+    promises.Phrase(
+        r"\bbefore any request\b|\bnothing reaches the model API\b", ("requests",), lambda m: 0
+    ),
+    promises.Phrase(r"--fallback-model|\bfallback model\b", ("models",)),
+    promises.Phrase(
+        r"\b(?:no|without) structured.output\b", ("no_structured_output",), lambda m: True
+    ),
+    promises.Phrase(r"\bside.effects?\b", ("files",)),
 )
 
 
@@ -87,9 +153,14 @@ class ModelApi:
             ModelScript.from_json(doc["provider"]["model_script"])
         except ScriptError as error:
             report(("provider", "model_script"), str(error))
-        expectations: list[tuple[tuple[str, ...], dict[str, Any]]] = [(("expect",), doc["expect"])]
+        Where = tuple[str, ...]
+        expectations: list[tuple[Where, Mapping[str, Any]]] = [(("expect",), doc["expect"])]
         expectations += [(("by_target", k), v) for k, v in doc.get("by_target", {}).items()]
-        expectations += _check_versions(doc, report)
+        # A by_version rule is a patch over `expect`: the merged expectation is
+        # held to the same checks, and to the decisive fields but those it
+        # leaves unchecked by name (each rule says why).
+        rules = _check_versions(doc, report)
+        expectations += [(rule.where, rule.expect) for rule in rules]
         for where, expect in expectations:
             if "structured_output" in expect and expect.get("no_structured_output"):
                 report((*where, "no_structured_output"), "contradicts 'structured_output'")
@@ -102,6 +173,7 @@ class ModelApi:
                         report((*where, key), f"{key} is claude's; codex prints no such field")
             elif "text_format" in expect:
                 report((*where, "text_format"), "text_format is codex's (OpenAI Responses)")
+        promises.check(doc, DECISIVE, PHRASES, report, variants=rules)
 
     def parts(self, doc: dict[str, Any], base: Folder) -> Parts:
         expect = doc["expect"]
@@ -141,14 +213,15 @@ class ModelApi:
             raise Skipped(
                 "the model's script makes the CLI run commands on this machine; "
                 "run with --allow-exec to allow it (they then run confined: "
-                f"{sandbox.isolation()})"
+                f"{sandbox.isolation()})",
+                by="harness",
             )
         if isinstance(target, AgentBinary):
             # A target that names real binaries runs them against a loopback fake,
             # unless the case needs what no fake can give a binary offline.
             beyond = request.beyond_offline()
             if beyond is not None:
-                raise Skipped(beyond)
+                raise Skipped(beyond, by="scenario")
             binary = target.binary(request.cli)
             return run_case(request, model_script(scenario), binary, confine=confine)
         # The reference targets answer with the reference models of the CLIs.
@@ -177,48 +250,17 @@ class ModelApi:
             out.append(f"the real binaries are skipped here: {beyond}")
         return out
 
-    def show(self, scenario: Scenario) -> list[str]:
-        request = cast(ModelApiRequest, scenario.request)
-        lines = [f"request: {request.cli}, prompt {request.prompt!r}"]
-        shown = request.schema if len(request.schema) <= 400 else request.schema[:400] + "..."
-        lines.append(f"  schema argument ({len(request.schema)} characters): {shown}")
-        if request.cli == "claude":
-            lines.append(f"  output format: {request.output_format}")
-        lines += [f"  env {key}={value}" for key, value in request.env]
-        lines += [f"  gate {name}: {value}" for name, value in request.gates]
-        if request.refusal_fallback_model:
-            lines.append(f"  refusal fallback model: {request.refusal_fallback_model}")
-        lines += [f"  an earlier turn, resumed: {prompt!r}" for prompt in request.earlier_prompts]
-        if request.fallback_model:
-            lines.append(f"  fallback model: {request.fallback_model}")
-        beyond = request.beyond_offline()
-        if beyond is not None:
-            lines.append(f"  the real binaries are skipped: {beyond}")
-        lines.append("model script (one step per request):")
-        lines += [f"  - {show_value(step)}" for step in _steps(request)]
-        lines.append("expect:")
-        unset = ModelApiExpectation()
-        for name, value in vars(scenario.expect).items():
-            if value != getattr(unset, name):  # what the case pins, is_error: false and 0 too
-                lines.append(f"  {name}: {value.text if isinstance(value, Json) else value}")
-        for rule in scenario.by_version:
-            broken = f", where {', '.join(rule.breaks)} do not hold" if rule.breaks else ""
-            lines.append(f"on {rule.cli} {rule.range.text}{broken} ({rule.because}):")
-            lines += [f"  {words}" for words in cast(ExpectationPatch, rule.patch).words()]
-        return lines
 
-
-def _check_versions(
-    doc: dict[str, Any], report: Report
-) -> list[tuple[tuple[str, ...], dict[str, Any]]]:
+def _check_versions(doc: dict[str, Any], report: Report) -> list[promises.Variant]:
     """
     Check ``by_version``: the scenario's own CLI, ranges that parse, clauses
     the scenario cites, and no two ranges sharing a version that set one
     field.  Returns each rule's expectation merged over ``expect`` (less
-    what it leaves unchecked), for the checks every expectation gets.
+    what it leaves unchecked, which it waives), for the checks every
+    expectation gets.
     """
     cli = doc["request"].get("cli")
-    out: list[tuple[tuple[str, ...], dict[str, Any]]] = []
+    out: list[promises.Variant] = []
     for named, ranges in doc.get("by_version", {}).items():
         if named != cli:
             report(("by_version", named), f"this scenario runs {cli}; give its versions only")
@@ -250,14 +292,8 @@ def _check_versions(
             merged = merge(doc["expect"], rule.get("expect", {}))
             for name in unchecked:
                 merged.pop(name, None)
-            out.append(((*where, "expect"), merged))
+            out.append(promises.Variant((*where, "expect"), merged, frozenset(unchecked)))
     return out
-
-
-def _steps(request: ModelApiRequest) -> list[Any]:
-    document = json.loads(request.model_script)
-    steps = document.get("steps", []) if isinstance(document, dict) else document
-    return steps if isinstance(steps, list) else []
 
 
 seams.register("model-api", ModelApi())

@@ -21,7 +21,7 @@ from harness import seams
 from harness.catalogue.files import Folder
 from harness.catalogue.scenario import Scenario, Script
 from harness.catalogue.seam import Parts, Report, merge
-from harness.seams.agent_cli import check_steps, script_from, show_fields, show_script
+from harness.seams.agent_cli import check_steps, script_from
 from harness.seams.compare import Mismatch
 from harness.seams.service import common, t3, throng
 from harness.seams.service.common import SERVICES, ServiceKind, ServiceOutcome
@@ -99,16 +99,6 @@ class ServiceApi:
             differs = "; ".join(kind.describe(override)) or "nothing checked"
             out.append(f"on `{target}` targets the expectation differs: {differs}")
         return out
-
-    def show(self, scenario: Scenario) -> list[str]:
-        lines = _kind(scenario.request).show_request(scenario.request)
-        if scenario.script is not None:
-            lines += show_script(scenario.script, "agent script (first turn):")
-        for index, later in enumerate(scenario.later_scripts, start=1):
-            lines += show_script(later, f"agent script (follow-up {index}):")
-        lines.append("expect:")
-        lines += show_fields(scenario.expect)
-        return lines
 
 
 seams.register("service-api", ServiceApi())

@@ -24,6 +24,7 @@ import providers_fake
 from harness.catalogue.outcome import ProviderCall
 from harness.catalogue.scenario import Json, ProviderExpectation
 from harness.catalogue.seam import Report
+from harness.seams import promises
 from harness.seams.agent_cli import provider_expectation
 from harness.seams.compare import Mismatch
 from harness.seams.service import common
@@ -102,6 +103,23 @@ class T3Outcome:
         return f"task {common.at(status, 'status')}, typedResult {common.at(status, 'typedResult')}"
 
 
+#: What every T3 expectation pins (`harness.seams.promises`).
+DECISIVE = (
+    promises.Decisive(("status", "error"), "how the delegation ends"),
+    promises.Decisive(
+        ("typed_result",), "what the parent reads", lambda r, e: e.get("status") == "completed"
+    ),
+    promises.Decisive(("launches",), "whether the agent CLI ran"),
+)
+#: Terms of art a T3 description may name, and the check each calls for.
+PHRASES = (
+    promises.Phrase(r"\btypedResult\b", ("typed_result",)),
+    promises.Phrase(r"\bcanEnforceResultSchema\b", ("capabilities",)),
+    promises.Phrase(r"\bdelegatedResultSchema\b", ("thread_schema",)),
+    promises.Phrase(r"\boutputFormat\b|\boutputSchema\b", ("options", "options_unset")),
+)
+
+
 class T3:
     """See the module docstring."""
 
@@ -120,6 +138,7 @@ class T3:
         if scripted > len(request.get("follow_ups", ())):
             report(("provider", "follow_ups"), "more follow-up scripts than request.follow_ups")
         common.check_options(doc, report)
+        promises.check(doc, DECISIVE, PHRASES, report)
 
     def request(self, raw: dict[str, Any]) -> T3Request:
         schema = Json.of(raw["result_schema"]) if "result_schema" in raw else None
@@ -234,18 +253,6 @@ class T3:
         out += [f"every turn sets `{key}` to `{value.text}`" for key, value in expect.options]
         out += [f"no turn sets `{key}`" for key in expect.options_unset]
         return out + common.describe_fake_side(expect.launches, expect.provider)
-
-    def show_request(self, request: object) -> list[str]:
-        assert isinstance(request, T3Request), request
-        lines = [
-            f"request: service=t3 agent={request.agent} wait={request.wait} "
-            f"timeout={request.timeout}",
-            f"  task: {request.task!r}",
-        ]
-        if request.result_schema is not None:
-            lines.append(f"  resultSchema: {request.result_schema.text}")
-        lines += [f"  follow-up: {prompt!r}" for prompt in request.follow_ups]
-        return lines
 
 
 def _capability(capabilities: Any, name: str) -> Any:

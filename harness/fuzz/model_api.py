@@ -1,0 +1,429 @@
+"""
+The model-api fuzzer: generated schemas, model scripts and settings for claude and codex.
+
+A case is the ``request`` and ``provider`` of a model-api scenario.  Both
+targets run it against a fresh fake (`harness.seams.case.execute`), and the
+two outcomes are compared on the differential report's projection
+(`harness.reports.differential.compare`), the fields a faithful model must
+reproduce; the written expectation is what the truth (the real binary) did.
+
+Scripts are built to end on their own within seconds, whatever the binary
+makes of them: a step that makes the CLI ask again forever (another tool,
+a cut stream, a retryable HTTP error without a retry limit) is never the
+last one, which the fake repeats; retryable errors are few and carry short
+retry headers; delays are short.  Without ``allow_exec`` no step calls a
+tool other than StructuredOutput and no tool is allowed, so no case runs a
+command (the real claude runs read-only Bash even without
+``--allowedTools``): the seam's own rule, `ModelApiRequest.runs_commands`,
+is the one `needs_exec` applies.  With it, steps call Bash (small local
+commands) and tools the CLIs do not have.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from hypothesis import strategies as st
+
+from harness.fuzz import jsonschemas as js
+from harness.fuzz.verdict import AGREE, DISAGREE, Difference, Judgement, errored
+from harness.reports import differential
+from harness.seams.case import CaseResult
+from harness.seams.model_api.values import ModelApiOutcome, request_of, show_value
+
+Json = Any
+Draw = st.DrawFn
+Step = dict[str, Json]
+
+#: Texts a model writes instead of (or before) calling the tool.
+PROSE = ("Looking at the log.", '{"cause": "in text"}', "", "```json\n{}\n```", "Überprüft ✅")
+REFUSAL = "I can't help with that request."
+#: Tools the CLIs do not have: calling them runs nothing.
+UNKNOWN_TOOLS = ("NoSuchTool", "structured_output", "StructuredOutputs", "lookup_docs")
+#: Commands a generated Bash call may run when the user allows it: small and local.
+COMMANDS = ("echo fuzz", "echo fuzz > out.txt", "printf 'a\\nb'", "exit 3", "echo err 1>&2")
+#: Statuses the CLIs retry, with short retry headers so that a case stays fast.
+RETRYABLE = (529, 429, 500, 503, 408)
+RETRY_HEADERS: tuple[dict[str, str], ...] = (
+    {"retry-after-ms": "5"},
+    {},
+    {"retry-after": "0"},
+    {"retry-after": "1"},
+    {"x-should-retry": "true"},
+)
+#: Errors that end a claude run at once (or after a quick fixed cascade).
+FINAL_ERRORS: tuple[Step, ...] = (
+    {"status": 400, "message": "probe: messages.0 something is wrong"},
+    {"status": 401},
+    {"status": 403},
+    {"status": 413},
+    {"status": 404},
+    {"status": 422, "message": "unprocessable"},
+    {"status": 400, "message": "structured_outputs not supported in your workspace."},
+    {"status": 500, "headers": {"x-should-retry": "false"}},
+    {"status": 400, "body": "not json at all"},
+)
+CODEX_ERRORS: tuple[Step, ...] = (
+    {"status": 500},
+    {"status": 400, "message": "Invalid schema for response_format 'codex_output_schema'"},
+    {"status": 429},
+    {"status": 401},
+    {"status": 503, "headers": {"retry-after": "0"}},
+    {
+        "status": 400,
+        "body": {
+            "error": {
+                "message": "Invalid schema: 'additionalProperties' is required to be false",
+                "type": "invalid_request_error",
+                "param": "text.format.schema",
+                "code": "invalid_json_schema",
+            }
+        },
+    },
+)
+#: Environment variables the binary reads, with ordinary and odd values.
+CLAUDE_ENV: dict[str, tuple[str, ...]] = {
+    "MAX_STRUCTURED_OUTPUT_RETRIES": (
+        "1", "2", "0", "-1", " 2 ", "3.5", "1e1", "0x2", "abc", "", "+3", "٣", "2abc", "007",
+    ),
+    "CLAUDE_CODE_MAX_RETRIES": ("0", "1", "2", "abc", "-1"),
+    "ANTHROPIC_MODEL": ("claude-sonnet-4-5", "opus", "haiku", "sonnet", "my-custom-model"),
+    "CLAUDE_CODE_MAX_OUTPUT_TOKENS": ("100", "1", "64000", "abc"),
+    "MAX_THINKING_TOKENS": ("0", "1024", "abc"),
+    "CLAUDE_CODE_EFFORT_LEVEL": ("low", "high", "max", "bogus"),
+    "DISABLE_PROMPT_CACHING": ("1",),
+}  # fmt: skip
+#: CLAUDE_CODE_MAX_RETRIES values that let a retryable error end the script quickly.
+FEW_RETRIES = ("0", "1")
+#: Small pauses before an answer: a slow model, never a hung one.
+DELAYS = (0.05, 0.3, 1.0)
+
+
+@dataclass
+class _Budget:
+    """What a script may still spend: retried errors and cut streams each cost a back-off."""
+
+    retries: int = 2
+    cuts: int = 1
+    delays: int = 1
+
+
+def _delayed(draw: Draw, step: Step, budget: _Budget) -> Step:
+    if budget.delays and js.rarely(draw, 10):
+        budget.delays -= 1
+        return {**step, "delay": draw(st.sampled_from(DELAYS))}
+    return step
+
+
+def _claude_answer(draw: Draw, schema: Json, final: bool, allow_exec: bool) -> Step:
+    """A 200 answer; ``final`` ones end the run when repeated."""
+    kinds = list(range(11))
+    if not final:
+        kinds += [12, 11, 13] if allow_exec else [12]
+    kind = draw(st.sampled_from(kinds))
+
+    def tool() -> Json:
+        return js.tool_input(draw, schema)
+
+    if kind == 0:
+        return {"tool": tool()}
+    if kind == 1:
+        return {"text": draw(st.sampled_from(PROSE))}
+    if kind == 2:
+        return {"texts": draw(st.lists(st.sampled_from(PROSE), min_size=2, max_size=3))}
+    if kind == 3:
+        return {"text": draw(st.sampled_from(PROSE)), "tool": tool()}
+    if kind == 4:
+        step: Step = {"thinking": "Let me think."}
+        return {**step, "tool": tool()} if draw(st.booleans()) else {**step, "text": "Done."}
+    if kind == 5:
+        calls = [{"input": tool()} for _ in range(draw(st.integers(2, 3)))]
+        if allow_exec and draw(st.booleans()):
+            calls.insert(0, {"name": draw(st.sampled_from(UNKNOWN_TOOLS)), "input": {"q": 1}})
+        return {"tools": calls}
+    if kind == 6:
+        refused: Step = {"text": REFUSAL, "stop_reason": "refusal"}
+        return {**refused, "tool": tool()} if draw(st.booleans()) else refused
+    if kind == 7:
+        return {"text": "The answer is", "stop_reason": "max_tokens"}
+    if kind == 8:
+        broken: Step = {"midstream_error": True}
+        return {**broken, "tool": tool()} if draw(st.booleans()) else {**broken, "text": "x"}
+    if kind == 9:
+        return {}
+    if kind == 10:
+        return draw(st.sampled_from(FINAL_ERRORS))
+    if kind == 11:
+        return {
+            "tool_name": draw(st.sampled_from(UNKNOWN_TOOLS)),
+            "tool": {"q": draw(js.PRIMITIVES)},
+        }
+    if kind == 12:
+        return {"tool": tool(), "truncate_after": draw(st.integers(0, 6))}
+    return {"tool_name": "Bash", "tool": {"command": draw(st.sampled_from(COMMANDS))}}
+
+
+def _claude_script(draw: Draw, schema: Json, env: dict[str, str], allow_exec: bool) -> list[Step]:
+    budget = _Budget()
+    steps: list[Step] = []
+    for _ in range(draw(st.integers(0, 3))):
+        if budget.retries and js.rarely(draw, 4):
+            budget.retries -= 1
+            step: Step = {"status": draw(st.sampled_from(RETRYABLE))}
+            headers = draw(st.sampled_from(RETRY_HEADERS))
+            step = {**step, "headers": headers} if headers else step
+        else:
+            step = _claude_answer(draw, schema, final=False, allow_exec=allow_exec)
+            if "truncate_after" in step:
+                if not budget.cuts:
+                    step = {k: v for k, v in step.items() if k != "truncate_after"}
+                budget.cuts = 0
+        steps.append(_delayed(draw, step, budget))
+    last = _claude_answer(draw, schema, final=True, allow_exec=allow_exec)
+    if env.get("CLAUDE_CODE_MAX_RETRIES") in FEW_RETRIES and js.rarely(draw, 4):
+        last = {"status": draw(st.sampled_from(RETRYABLE)), "headers": {"retry-after-ms": "5"}}
+    return [*steps, _delayed(draw, last, budget)]
+
+
+def _env(draw: Draw, pools: dict[str, tuple[str, ...]]) -> dict[str, str]:
+    names = draw(st.lists(st.sampled_from(sorted(pools)), max_size=2, unique=True))
+    return {name: draw(st.sampled_from(pools[name])) for name in sorted(names)}
+
+
+def _schema_source(draw: Draw) -> dict[str, Json]:
+    """The schema as a JSON value, or as raw text JSON.parse and Python read differently."""
+    if not js.rarely(draw, 8):
+        return {"schema": js.root_schema(draw)}
+    text = draw(
+        st.sampled_from(
+            (
+                "not json",
+                '{"type":"object","type":"string"}',
+                '{"type":"object","properties":{"n":{"type":"number","maximum":1e999}}}',
+                '{"type":"object","properties":{"n":{"const":9007199254740993}}}',
+                '\ufeff{"type":"object"}',
+                '{"type":"object",}',
+                '{"type":"object"} {"type":"string"}',
+                '{"type":"object","properties":{"s":{"enum":["\\ud800"]}}}',
+            )
+        )
+    )
+    return {"schema_text": text}
+
+
+@st.composite
+def claude_cases(draw: Draw, allow_exec: bool, timeout: float) -> dict[str, Json]:
+    """One claude case: schema, output format, settings, allowed tools, model script."""
+    source = _schema_source(draw)
+    schema = source.get("schema", {})
+    env = _env(draw, CLAUDE_ENV)
+    request: dict[str, Json] = {"cli": "claude", **source}
+    if draw(st.booleans()):
+        request["output_format"] = "stream-json"
+    if env:
+        request["env"] = env
+    script = _claude_script(draw, schema, env, allow_exec)
+    if allow_exec and draw(st.booleans()):
+        request["allowed_tools"] = ["Bash"]
+    overloaded = any(step.get("status") == 529 for step in script[-1:])
+    if not overloaded and js.rarely(draw, 8):
+        request["fallback_model"] = "claude-sonnet-4-5"
+    request["timeout"] = timeout
+    return {"request": request, "provider": {"model_script": script}}
+
+
+def _codex_answer(draw: Draw, schema: Json, allow_exec: bool) -> Step:
+    kind = draw(
+        st.sampled_from([0, 1, 2, 3, 4, 6, 7, 8, 5] if allow_exec else [0, 1, 2, 3, 4, 6, 7, 8])
+    )
+
+    def value() -> Json:
+        return js.tool_input(draw, schema)
+
+    if kind <= 1:
+        return {"text": show_value(value())}
+    if kind == 2:
+        return {"text": draw(st.sampled_from(PROSE))}
+    if kind == 3:
+        return {"texts": [draw(st.sampled_from(PROSE)), show_value(value())]}
+    if kind == 4:
+        return {"thinking": "Reading the log.", "text": show_value(value())}
+    if kind == 5:
+        return {"tool_name": draw(st.sampled_from(UNKNOWN_TOOLS)), "tool": {"q": 1}}
+    if kind == 6:
+        return draw(st.sampled_from(CODEX_ERRORS))
+    if kind == 7:
+        return {"text": show_value(value()), "midstream_error": True}
+    return {"text": show_value(value()), "truncate_after": draw(st.integers(0, 8))}
+
+
+@st.composite
+def codex_cases(draw: Draw, allow_exec: bool, timeout: float) -> dict[str, Json]:
+    """One codex case: schema and model script (codex's provider retries are off)."""
+    source = _schema_source(draw)
+    schema = source.get("schema", {})
+    budget = _Budget()
+    steps = [
+        _delayed(draw, _codex_answer(draw, schema, allow_exec), budget)
+        for _ in range(draw(st.integers(1, 3)))
+    ]
+    # A repeated tool call would make codex ask forever: such a script does not repeat.
+    repeat = "tool" not in steps[-1] and not draw(st.booleans())
+    script: Json = steps if repeat else {"steps": steps, "repeat_last": False}
+    request = {"cli": "codex", **source, "timeout": timeout}
+    return {"request": request, "provider": {"model_script": script}}
+
+
+CASES: dict[str, Callable[[bool, float], st.SearchStrategy[dict[str, Json]]]] = {
+    "claude": claude_cases,
+    "codex": codex_cases,
+}
+
+
+def needs_exec(case: dict[str, Json]) -> bool:
+    """Whether a case would make the CLI run a command: the seam's own rule."""
+    return request_of(case["request"], case["provider"]).runs_commands()
+
+
+# -- judging and writing back ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ModelApiFuzzer:
+    """The model-api seam's fuzzer for one CLI."""
+
+    cli: str
+    allow_exec: bool = False
+    timeout: float = 12.0
+    seam: str = "model-api"
+
+    @property
+    def label(self) -> str:
+        return self.cli
+
+    def cases(self) -> st.SearchStrategy[dict[str, Json]]:
+        return CASES[self.cli](self.allow_exec, self.timeout)
+
+    def judge(self, truth: CaseResult, other: CaseResult) -> Judgement:
+        """The differential's projection of both outcomes, compared."""
+        failed = errored(truth, other)
+        if failed is not None:
+            return failed
+        pair = differential.compare(other, truth)
+        if pair.not_comparable is not None:
+            return Judgement("errored", reason=pair.not_comparable, truth=truth, other=other)
+        found = tuple(Difference(d.field, d.at, d.real, d.reference) for d in pair.differences)
+        if not found:
+            return Judgement(AGREE, truth=truth, other=other)
+        return Judgement(DISAGREE, found, truth=truth, other=other, label=label(found))
+
+    def clauses(self, case: dict[str, Json], judgement: Judgement) -> list[str]:
+        return ["LOOP-01"] if self.cli == "claude" else ["CDX-06"]
+
+    def expectation(self, judgement: Judgement) -> dict[str, Json]:
+        """What the truth did, in the expectation fields a model-api scenario has."""
+        truth = _outcome(judgement.truth)
+        seen = None if judgement.other is None else judgement.other.outcome
+        other = seen if isinstance(seen, ModelApiOutcome) else None
+        fields = set(judgement.fields)
+        final = truth.final or {}
+        out: dict[str, Json] = {"exit_code": truth.exit_code}
+        if truth.timed_out or "timed_out" in fields:
+            out["timed_out"] = truth.timed_out
+        line = next((x for x in truth.stderr.splitlines() if x.strip()), None)
+        if line is not None and "stderr" in fields:
+            out["stderr_contains"] = line
+        if self.cli == "claude":
+            for name in ("subtype", "is_error", "terminal_reason"):
+                if final.get(name) is not None:
+                    out[name] = final[name]
+        if final.get("structured_output") is not None:
+            out["structured_output"] = final["structured_output"]
+        else:
+            out["no_structured_output"] = True
+        if isinstance(final.get("result"), str):
+            out["result"] = final["result"]
+        errors = [e for e in final.get("errors") or [] if isinstance(e, str)]
+        if errors:
+            out["errors_contain"] = errors
+        out["line_types"] = list(truth.line_types)
+        out.update(_requests(self.cli, truth, other, fields))
+        return out
+
+
+#: Fields with few values: a class names both sides' values of these.
+VERDICT_FIELDS = (
+    "exit_code",
+    "timed_out",
+    "final.type",
+    "final.subtype",
+    "final.is_error",
+    "final.terminal_reason",
+)
+
+
+def label(found: tuple[Difference, ...]) -> str:
+    """
+    The class of a disagreement: both values of the verdict fields that differ
+    (``exit_code 1 vs 0``), or else the fields that differ.  A different verdict
+    drags most other fields along, so naming them all would split one cause
+    into as many classes as there are ways the rest happens to differ.
+    """
+    differing = {d.field for d in found}
+    # The subtype implies is_error and the line's type; naming them again adds nothing.
+    implied = {"final.type", "final.is_error"} if "final.subtype" in differing else set()
+    verdicts = [
+        f"{d.field} {show_value(d.truth)} vs {show_value(d.other)}"
+        for d in found
+        if d.field in VERDICT_FIELDS and d.field not in implied
+    ]
+    if verdicts:
+        return "; ".join(verdicts)
+    return ", ".join(dict.fromkeys(d.field for d in found if d.field != "status"))
+
+
+def _outcome(result: CaseResult | None) -> ModelApiOutcome:
+    assert result is not None
+    assert isinstance(result.outcome, ModelApiOutcome), result
+    return result.outcome
+
+
+def _requests(
+    cli: str, truth: ModelApiOutcome, other: ModelApiOutcome | None, fields: set[str]
+) -> dict[str, Json]:
+    """The request-side expectations: counts always, the rest where the two differ."""
+    answered = [r for r in truth.requests if r.unexpected is None]
+    out: dict[str, Json] = {"requests": len(answered)}
+    if len(answered) == len(truth.requests):
+        out["no_unexpected_requests"] = True
+    if not answered:
+        return out
+    if "requests.model" in fields:
+        out["models"] = [r.model for r in answered]
+    schemas = {show_value(r.input_schema) for r in answered}
+    if cli == "claude" and "requests.input_schema" in fields and len(schemas) == 1:
+        out["input_schema"] = answered[0].input_schema
+    if cli == "claude" and "requests.strict" in fields:
+        out["strict_each"] = [bool(r.strict) for r in answered]
+    formats = {show_value(r.text_format) for r in answered}
+    if cli == "codex" and "requests.text_format" in fields and len(formats) == 1:
+        out["text_format"] = answered[0].text_format
+    if "requests.messages_after_prompt" in fields and other is not None:
+        theirs = set(_leaves([r.messages_after_prompt for r in other.requests]))
+        mine = _leaves([r.messages_after_prompt for r in answered])
+        missing = [t for t in dict.fromkeys(mine) if t not in theirs and t.strip()]
+        if missing:
+            out["messages_after_prompt_contain"] = missing[:3]
+    return out
+
+
+def _leaves(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [leaf for item in value.values() for leaf in _leaves(item)]
+    if isinstance(value, list):
+        return [leaf for item in value for leaf in _leaves(item)]
+    return []
