@@ -416,7 +416,7 @@ class _Mirror:
 def test_a_stale_entry_fails_the_run(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setitem(targets.KINDS, "mirror", _Mirror)
+    monkeypatch.setitem(targets.KINDS, "mirror", targets.Kind(lambda spec, _: _Mirror(spec)))
     baselines = tmp_path / "baselines"
     baselines.mkdir()
     argv = ["run", str(MODEL_API), "--target", "reference-inproc", "--target", "mirror"]
