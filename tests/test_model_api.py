@@ -308,7 +308,7 @@ def test_show_prints_the_model_script(capsys: pytest.CaptureFixture[str]) -> Non
     assert main(["show", "model-claude-exhausted-env2", str(MODEL_API)]) == 0
     out = capsys.readouterr().out
     # What the user wrote, as written: the environment, the model script, the counts.
-    assert "# scenarios/model-api/claude/exhausted-env2.yaml, lines 1-" in out
+    assert "claude/exhausted-env2.yaml, lines 1-" in out
     assert "    MAX_STRUCTURED_OUTPUT_RETRIES: '2'\n" in out
     assert "  model_script:\n" in out
     assert "  requests: 2\n" in out
