@@ -212,11 +212,15 @@ class Taking:
         return "working" if self.ran_other else "prose"
 
     def messages(self) -> list[dict[str, Any]]:
-        """The answer and its results as the next request carries them."""
+        """
+        The answer and its results as the next request carries them, then a
+        note for each move of the shell's working folder.
+        """
         out: list[dict[str, Any]] = []
         content = self.prose + self.calls
         if content:
             out.append({"role": "assistant", "content": content})
         if self.results:
             out.append({"role": "user", "content": self.results})
+        out += [{"role": "system", "content": note} for note in self.bench.moved()]
         return out

@@ -104,13 +104,17 @@ class Result:
 
 @dataclass(frozen=True)
 class Pending:
-    """A call whose command has yet to run (it finishes after the instant ones)."""
+    """
+    A call whose result comes only after the answer has streamed: a command to
+    run, or a file tool whose checks wait on the file system (``known``).
+    """
 
     call: Call
     command: str
-    #: Read-only commands run beside other calls; any other waits for them and holds them up.
+    #: Read-only calls run beside other calls; any other waits for them and holds them up.
     concurrent: bool
     reason_type: str
+    known: Result | None = None
 
 
 def _js_type(value: object) -> str:
@@ -229,7 +233,8 @@ class Bench:
     ids: Ids
     #: Where the shell is: a ``cd`` inside the project carries over to the next call.
     shell_cwd: Path | None = None
-    saved: int = field(default=0)
+    #: Where the shell moved to and from since the loop last asked (`moved`).
+    moves: list[tuple[Path, Path]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.shell_cwd = self.cwd
@@ -249,7 +254,8 @@ class Bench:
         if call.name == "Bash":
             return self._bash(call, str(given["command"]))
         if call.name in ("Read", "Write", "Edit") and call.name not in self.allowed:
-            return self._file(call, given)
+            # The checks wait on the file system: the result comes after the answer streamed.
+            return Pending(call, "", call.name == "Read", "rule", self._file(call, given))
         text = f"reference model: the {call.name} tool is not modelled"
         return _error(call, f"<tool_use_error>{text}</tool_use_error>", f"Error: {text}", None)
 
@@ -295,6 +301,15 @@ class Bench:
         del reason  # the system line's reason fields vary by rule; not modelled
         return Result(block, f"Error: {message}", meta, message, denial)
 
+    def moved(self) -> list[str]:
+        """The CLI's notes to the model for each move of the shell's folder, then forgets them."""
+        notes = [
+            f"# Environment update\n - Primary working directory: {new} (was {old})"
+            for old, new in self.moves
+        ]
+        self.moves.clear()
+        return notes
+
     # -- running -----------------------------------------------------------------------
 
     def tool_env(self) -> dict[str, str]:
@@ -327,6 +342,8 @@ class Bench:
 
     def run(self, pending: Pending) -> Result:
         """Run the command (confined) and word its result as the CLI does."""
+        if pending.known is not None:
+            return pending.known
         call, here = pending.call, self.shell_cwd or self.cwd
         tmp = Path(self.env.get("TMPDIR") or self.root)
         marker = tmp / f"claude-{self.ids.hex(4)}-cwd"
@@ -371,6 +388,8 @@ class Bench:
         except OSError:
             return ""  # the command failed: the CLI keeps the shell where it was
         if permissions.inside(ended, self.cwd):
+            if ended != self.shell_cwd:
+                self.moves.append((self.shell_cwd or self.cwd, ended))
             self.shell_cwd = ended
             return ""
         self.shell_cwd = self.cwd
