@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -28,8 +29,10 @@ import pytest
 
 from harness.exceptions import ValidationTimedOut, ValidatorUnavailable
 from harness.systems.claude import validator
+from tests.realbin import real_binary
 
 DATA = Path(__file__).resolve().parent / "data" / "claude-validation.jsonl"
+ORACLE = Path(__file__).resolve().parent / "oracles" / "claude_routines.mjs"
 RECORDED = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines()]
 
 
@@ -179,3 +182,42 @@ def test_a_missing_package_names_the_command(monkeypatch: pytest.MonkeyPatch) ->
     assert "npm ci --prefix harness/systems/claude/ajv" in str(missing.value)
     monkeypatch.undo()
     assert validator.env_int("1") == 1
+
+
+def test_no_reference_is_ever_fetched() -> None:
+    # The binary never fetches a $ref (probed with a listener); neither does its model.
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        listener.settimeout(0.5)
+        port = listener.getsockname()[1]
+        for ref in (f"http://127.0.0.1:{port}/s.json", "file:///etc/hostname", "#/nope"):
+            schema = json.dumps({"type": "object", "properties": {"a": {"$ref": ref}}})
+            refused = validator.compile_schema(schema)
+            assert isinstance(refused, validator.Refusal)
+            assert refused.reason == f"can't resolve reference {ref} from id #"
+        with pytest.raises(TimeoutError):
+            listener.accept()
+
+
+def test_environment_integers_agree_with_the_binary_routine() -> None:
+    # The binary's own reader of integer settings, run from the installed package
+    # (tests/oracles/), on values no scenario could afford (1,000 attempts) or spell.
+    binary = real_binary("claude").resolve()
+    values = [
+        "3abc", " 2", "0x10", "-1", "1e2", "1e1", "", "abc", "0", "2.9", "1.5e0", "1_0",
+        "+3", "1_000", "1,000", "1 000", "1\u00a0000", "12,34", "-2e0", ".5e1", "1e400",
+        "\u0663", "\t7\n", "99999999999999999999", "0b11", "1e-1", None,
+    ]  # fmt: skip
+    feed = "".join(json.dumps({"routine": "env_int", "value": v}) + "\n" for v in values)
+    done = subprocess.run(
+        ["node", str(ORACLE), str(binary)],
+        input=feed,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    answers = [json.loads(line)["answer"] for line in done.stdout.split("\n") if line]
+    assert [validator.env_int(v) for v in values] == answers

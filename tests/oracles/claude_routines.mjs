@@ -8,11 +8,13 @@
 // it.  Nothing is copied into the project: the code is read from the binary at test time.
 //
 // usage: node claude_routines.mjs PATH_TO_claude.exe
-// stdin: JSON lines {"routine": "strict", "schema": SCHEMA}
-// stdout: one JSON line each: {"answer": ANSWER, "asked": SCHEMA} where ANSWER is the
-//         routine's own ({"ok": true, "schema": ...} / {"ok": false, "reason": ...}) and
-//         SCHEMA the question as JavaScript holds it (its keys in JavaScript's order);
-//         or {"fault": MESSAGE}.
+// stdin: JSON lines, one question each:
+//   {"routine": "strict", "schema": SCHEMA}  the strict wire schema derivation (LOOP-09)
+//   {"routine": "env_int", "value": TEXT}    how an integer environment setting is read
+// stdout: one JSON line each: {"answer": ANSWER, "asked": QUESTION} where ANSWER is the
+//         routine's own ({"ok": true, "schema": ...} / {"ok": false, "reason": ...}; the
+//         number read, or null for unset) and QUESTION as JavaScript holds it (keys in
+//         JavaScript's order); or {"fault": MESSAGE}.
 import fs from "node:fs";
 import readline from "node:readline";
 
@@ -85,7 +87,17 @@ function load(path) {
     const helper = evaluate(moduleAt(fd, size, find(fd, size, "function A(n){return typeof n")), {});
     const strict = evaluate(moduleAt(fd, size, find(fd, size, "function aXo(e){")), { A: helper.A });
     if (typeof strict.aXo !== "function") throw new Error("aXo is not a function");
-    return { strict: (request) => ({ answer: strict.aXo(request.schema), asked: request.schema }) };
+    const numbers = evaluate(moduleAt(fd, size, find(fd, size, "function Ym(e){")), {});
+    const env = evaluate(moduleAt(fd, size, find(fd, size, "rawStr:()=>s,bool:()=>a")), {
+      RGi: numbers.RGi,
+      Ym: numbers.Ym,
+    });
+    if (typeof env.H?.int !== "function") throw new Error("the environment reader has no int()");
+    const reader = env.H.int();
+    return {
+      strict: (request) => ({ answer: strict.aXo(request.schema), asked: request.schema }),
+      env_int: (request) => ({ answer: reader.parse(request.value ?? undefined) ?? null, asked: request.value }),
+    };
   } finally {
     fs.closeSync(fd);
   }

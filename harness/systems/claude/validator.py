@@ -44,7 +44,7 @@ PACKAGE = Path(__file__).resolve().parent / "ajv"
 WORKER = PACKAGE / "worker.mjs"
 #: The Ajv the binary bundles (found by probing it: docs/model-api.md).
 AJV_VERSION = "8.18.0"
-INSTALL = f"make test (or: npm ci --prefix {PACKAGE.relative_to(PACKAGE.parents[3])})"
+INSTALL = "make ajv (or: npm ci --prefix harness/systems/claude/ajv)"
 #: Seconds one answer may take before the worker is killed and the case errors.
 WATCHDOG = 10.0
 #: The largest answer line accepted from the worker.
