@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 
 #: What the real run's throwaway folder and the fake API's address are shown as.
-WORK, GATEWAY = "<work>", "<fake-api>"
+WORK, WORK_SLUG, GATEWAY = "<work>", "<work-slug>", "<fake-api>"
 #: The port the reference models' in-process API answers on (nothing listens there:
 #: respx answers in process); masked like the loopback fake's port.
 REFERENCE_PORT = 47_013
@@ -76,7 +76,10 @@ def run_case(
 
 
 def _masks(workdir: str, port: int) -> list[tuple[str, str]]:
-    masks = [(workdir, WORK)] if workdir else []
+    # Claude Code also names its project folder after the working directory, every
+    # character but letters and digits a dash (tool-results/ paths under HOME).
+    slug = "".join(c if c.isalnum() else "-" for c in workdir)
+    masks = [(workdir, WORK), (slug, WORK_SLUG)] if workdir else []
     return [*masks, (f"{LOOPBACK}:{port}", GATEWAY)]
 
 
