@@ -20,7 +20,7 @@ TARGETS := --target reference \
            --target "claude-agent-sdk=cmd:$(BIN)/python examples/sdk-shims/claude_agent_sdk_shim.py" \
            --target "codex-sdk=cmd:node $(SDK_CODEX)/shim.mjs"
 
-.PHONY: run test lint typecheck bench clean real-clis ajv
+.PHONY: run test lint typecheck bench mutants clean real-clis ajv
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -66,6 +66,10 @@ typecheck: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/harness bench scenarios
+
+# Mutation testing of the agent-cli catalogue (minutes; not part of `make test`).
+mutants: $(STAMP)
+	$(BIN)/harness mutants --jobs 2
 
 clean:
 	rm -rf $(VENV) build *.egg-info $(NODE_EXAMPLE)/node_modules $(SDK_CODEX)/node_modules \

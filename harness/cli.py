@@ -1,5 +1,6 @@
 """
-The ``harness`` command: lint, list, show, run, baseline, record, import, serve and bench.
+The ``harness`` command: lint, list, show, run, baseline, record, import, serve, mutants
+and bench.
 
 Each subcommand is a thin shell over the core; ``run`` hands the catalogue to
 pytest (the engine) with the reports plugin switched on.
@@ -155,8 +156,10 @@ def baseline(args: argparse.Namespace) -> int:
     out = Path(args.out or f"baselines/{target.name}.yaml")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text, encoding="utf-8")
-    failing = sum(r.status in {"failed", "errored"} for r in results)
-    print(f"wrote {out}: {failing} known failure(s) of {len(results)} scenarios")
+    failing, skipped = baseline.counts(results)
+    print(
+        f"wrote {out}: {failing} known failure(s) and {skipped} skip(s) of {len(results)} scenarios"
+    )
     return 0
 
 
@@ -257,11 +260,34 @@ def parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=serve)
 
+    p = sub.add_parser(
+        "mutants",
+        help="mutate the reference pipeline; run the agent-cli catalogue against each mutant",
+    )
+    p.add_argument("scenarios", nargs="*", help="scenario folders (default: scenarios/agent-cli)")
+    p.add_argument(
+        "--module",
+        action="append",
+        default=[],
+        help="a module of harness/adaptor to mutate (repeatable; default: all of the pipeline)",
+    )
+    p.add_argument("--equivalents", default="baselines/mutants.yaml", type=Path)
+    p.add_argument("--jobs", type=int, default=1, help="mutants run at once (default 1)")
+    p.add_argument("--deadline", type=float, default=60.0, help="seconds per mutant")
+    p.set_defaults(func=mutants_)
     p = sub.add_parser("bench", help="measure per-scenario cost and fake start-up time")
     p.add_argument("scenarios", nargs="?", default="scenarios")
     p.add_argument("--repeat", type=int, default=3)
     p.set_defaults(func=bench)
     return top
+
+
+def mutants_(args: argparse.Namespace) -> int:
+    from harness.reports import mutants  # noqa: PLC0415  (only this command needs it)
+
+    paths = [Path(p) for p in args.scenarios] or [Path("scenarios/agent-cli")]
+    modules = args.module or list(mutants.MODULES)
+    return mutants.main(paths, modules, args.equivalents, args.jobs, args.deadline)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

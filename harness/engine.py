@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,7 @@ from harness.catalogue.scenario import Scenario, Seam
 from harness.exceptions import Problem
 from harness.reports import differential as disagreements
 from harness.reports import render
-from harness.reports.baseline import Baseline, judge
+from harness.reports.baseline import Baseline, judge, known
 from harness.reports.baseline import load as load_baseline
 from harness.seams import RunOptions
 from harness.seams.case import DEFAULT_OPTIONS, STATUSES, CaseResult, execute
@@ -62,13 +62,13 @@ def baseline_path(folder: Path, target_name: str) -> Path | None:
 
 
 def baseline_for(
-    folder: Path, target_name: str, known: Iterable[str]
+    folder: Path, target_name: str, catalogue: Mapping[str, str | None]
 ) -> tuple[Baseline | None, list[Problem]]:
     """The target's baseline, if it has one, and any problems with it."""
     path = baseline_path(folder, target_name)
     if path is None or not path.exists():
         return None, []
-    return load_baseline(path, known)
+    return load_baseline(path, catalogue)
 
 
 def result_to_json(result: CaseResult) -> str:
@@ -80,6 +80,7 @@ def result_to_json(result: CaseResult) -> str:
             "reason": result.reason,
             "verdict": result.verdict,
             "note": result.note,
+            "skipped_by": result.skipped_by,
             "mismatches": [[m.field, m.expected, m.actual] for m in result.mismatches],
             "seam": None if result.outcome is None else result.outcome.seam,
             "outcome": None if result.outcome is None else result.outcome.to_json(),
@@ -99,6 +100,7 @@ def result_from_json(text: str) -> CaseResult:
         reason=data["reason"],
         verdict=data.get("verdict"),
         note=data.get("note"),
+        skipped_by=data.get("skipped_by"),
     )
 
 
@@ -184,12 +186,12 @@ class Session:
         """
         if self.checked is None:
             names = {spec: targets.shared(spec).name for spec in self.targets}
-            known = [s.id for s in self.catalogue().scenarios]
+            catalogue = known(self.catalogue().scenarios)
             problems: list[Problem] = []
             baselines: dict[str, Baseline | None] = {}
             if self.baselines is not None:
                 for name in names.values():
-                    baseline, found = baseline_for(self.baselines, name, known)
+                    baseline, found = baseline_for(self.baselines, name, catalogue)
                     baselines[name] = baseline
                     problems += found
                     if baseline is not None and baseline.target != name:
@@ -251,6 +253,7 @@ class Session:
         if not self.results and not self.problems():
             return []
         lines = []
+        skips = render.skip_counts(self.results)
         for target in sorted({r.target for r in self.results}):
             counts = Counter(r.status for r in self.results if r.target == target)
             shown = ", ".join(f"{counts.get(status, 0)} {status}" for status in STATUSES)
@@ -261,6 +264,12 @@ class Session:
                     f"{verdicts['regression']} regressions, {verdicts['stale']} stale"
                 )
             lines.append(f"harness: {target}: {shown}")
+            lines += [
+                f"harness: {target}: {row['count']} skipped by "
+                f"{render.SKIPPED_BY_WORDS.get(row['skipped_by'], row['skipped_by'])}: "
+                f"{' '.join(row['reason'].split())}"
+                for row in skips.get(target, ())
+            ]
         found = self.differential()
         if found.pairs:
             lines.append(f"harness: differential: {found.summary()}")
@@ -301,6 +310,10 @@ def verdict(result: CaseResult) -> None:
     if result.verdict == "stale":
         pytest.fail(f"{result.case_id}: stale baseline entry: {result.note}", pytrace=False)
     if result.status == "skipped":
+        if result.verdict == "regression":
+            pytest.fail(
+                f"{result.case_id}: skipped ({result.reason}), {result.note}", pytrace=False
+            )
         pytest.skip(result.reason or "skipped")
     if result.status == "errored":
         pytest.fail(f"errored: {result.reason}", pytrace=False)

@@ -52,3 +52,36 @@ def naive(message: dict[str, Any]) -> dict[str, Any]:
             "has_value": True,
         }
     return outcome
+
+
+def _coerce(value: Any, scalar: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _coerce(v, scalar) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_coerce(v, scalar) for v in value]
+    return scalar(value)
+
+
+def _bool_as_number(value: Any) -> Any:
+    return int(value) if isinstance(value, bool) else value
+
+
+def _int_as_float(value: Any) -> Any:
+    return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+def _with_value(message: dict[str, Any], scalar: Any) -> dict[str, Any]:
+    outcome = reference(message)
+    if outcome["has_value"]:
+        outcome["value"] = _coerce(outcome["value"], scalar)
+    return outcome
+
+
+def booleans_as_numbers(message: dict[str, Any]) -> dict[str, Any]:
+    """A lossy adaptor: its value type has no booleans, so true is 1 and false is 0."""
+    return _with_value(message, _bool_as_number)
+
+
+def integers_as_floats(message: dict[str, Any]) -> dict[str, Any]:
+    """A lossy adaptor: every number goes through a double, so 1 comes back as 1.0."""
+    return _with_value(message, _int_as_float)

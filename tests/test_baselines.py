@@ -4,18 +4,21 @@ Baselines of known failures: loading, verdicts, and the run's exit status.
 
 from __future__ import annotations
 
+import json
+import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
+from harness.catalogue import loader
 from harness.cli import main
 from harness.reports import baseline
 from harness.seams.case import CaseResult
 from harness.seams.compare import Mismatch
 
 ROOT = Path(__file__).resolve().parent.parent
-KNOWN = ["codex-happy", "claude-prose-twice"]
+KNOWN = {"codex-happy": "codex", "claude-prose-twice": "claude", "throng-happy": None}
 
 
 def _write(tmp_path: Path, body: str) -> Path:
@@ -77,6 +80,79 @@ def _write(tmp_path: Path, body: str) -> Path:
             """,
             "naive.yaml:4:5: known_failures[0].check: 'vibes' is not one of",
         ),
+        (
+            """\
+            target: naive
+            known_failures: []
+            skips:
+              - scenario: codex-happy
+                driver: codex
+                reason: both
+            """,
+            "naive.yaml:4:5: skips[0]: give either scenario or driver, not both",
+        ),
+        (
+            """\
+            target: naive
+            known_failures: []
+            skips:
+              - reason: neither
+            """,
+            "naive.yaml:4:5: skips[0]: give either scenario or driver",
+        ),
+        (
+            """\
+            target: naive
+            known_failures: []
+            skips:
+              - driver: gemini
+                reason: not a driver of the catalogue
+            """,
+            "naive.yaml:4:5: skips[0].driver: no scenario drives 'gemini' (drivers: claude, codex)",
+        ),
+        (
+            """\
+            target: naive
+            known_failures: []
+            skips:
+              - scenario: no-such-scenario
+                reason: typo
+            """,
+            "naive.yaml:4:5: skips[0].scenario: unknown scenario 'no-such-scenario'",
+        ),
+        (
+            """\
+            target: naive
+            known_failures: []
+            skips:
+              - driver: codex
+                reason: codex only
+              - scenario: codex-happy
+                reason: and this one
+            """,
+            "naive.yaml:6:5: skips[1]: 'codex-happy' is already covered by skips[0]",
+        ),
+        (
+            """\
+            target: naive
+            known_failures:
+              - scenario: codex-happy
+                reason: fails
+            skips:
+              - scenario: codex-happy
+                reason: and is skipped
+            """,
+            "naive.yaml:6:5: skips[0]: 'codex-happy' is also a known failure (known_failures[0])",
+        ),
+        (
+            """\
+            target: naive
+            known_failures: []
+            skips:
+              - scenario: codex-happy
+            """,
+            "naive.yaml:4:5: skips[0]: 'reason' is a required property",
+        ),
     ],
 )
 def test_bad_baselines_are_one_line(tmp_path: Path, body: str, expected: str) -> None:
@@ -105,7 +181,55 @@ def test_verdicts() -> None:
     assert verdict == "regression"
     assert "cause" in note
     assert baseline.judge(_result("failed", "text"), value)[0] == "regression"
-    assert baseline.judge(_result("skipped"), whole) == (None, "")
+
+
+def _skipped(by: str, scenario: str = "codex-happy") -> CaseResult:
+    return CaseResult(scenario, "naive", "skipped", reason="not here", skipped_by=by)
+
+
+def test_skip_verdicts() -> None:
+    whole = baseline.Baseline("naive", (baseline.Entry("codex-happy", None, "known"),))
+    by_driver = baseline.Skip(None, "codex", "codex only", frozenset({"codex-happy"}))
+    skips = baseline.Baseline("naive", skips=(by_driver,))
+    empty = baseline.Baseline("naive")
+    # A known failure that is skipped now is no longer checked: stale.
+    verdict, note = baseline.judge(_skipped("target"), whole)
+    assert verdict == "stale"
+    assert "skipped now" in note
+    assert baseline.judge(_skipped("harness"), whole)[0] == "stale"
+    # A skip the target decides is a regression unless listed.
+    verdict, note = baseline.judge(_skipped("target"), empty)
+    assert verdict == "regression"
+    assert "lists no such skip" in note
+    assert baseline.judge(_skipped("target"), skips) == (None, "codex only")
+    # A listed skip that runs now is stale, passing or failing.
+    assert baseline.judge(_result("passed"), skips)[0] == "stale"
+    assert baseline.judge(_result("failed", "value"), skips)[0] == "stale"
+    # The harness's and the scenario's own skips need no entry, and an entry for one is stale.
+    assert baseline.judge(_skipped("harness"), empty) == (None, "")
+    assert baseline.judge(_skipped("scenario"), empty) == (None, "")
+    assert baseline.judge(_skipped("scenario"), skips)[0] == "stale"
+    # Without a baseline, nothing about skips is judged.
+    assert baseline.judge(_skipped("target"), None) == (None, "")
+
+
+def test_a_driver_skip_covers_every_scenario_of_that_driver(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path,
+        """\
+        target: naive
+        known_failures: []
+        skips:
+          - driver: claude
+            reason: drives codex only
+        """,
+    )
+    loaded, problems = baseline.load(path, KNOWN)
+    assert problems == []
+    assert loaded is not None
+    assert loaded.skip_for("claude-prose-twice") is not None
+    assert loaded.skip_for("codex-happy") is None
+    assert loaded.skip_for("throng-happy") is None
 
 
 NAIVE = "naive=python:tests.adaptors:naive"
@@ -179,3 +303,66 @@ def test_a_bad_file_fails_a_run_that_deselects_its_case(
     assert main(argv) == 1
     out = capsys.readouterr().out
     assert "reference-inproc.yaml:3:5: known_failures[0].scenario: unknown scenario" in out
+
+
+SLY = f"sly=cmd:{sys.executable} {ROOT / 'tests' / 'misbehaving_adaptor.py'} skipped:codex-happy"
+
+
+def _run_sly(tmp_path: Path, body: str) -> int:
+    baselines = tmp_path / "baselines"
+    baselines.mkdir(exist_ok=True)
+    (baselines / "sly.yaml").write_text(textwrap.dedent(body))
+    argv = [
+        "run",
+        str(ROOT / "scenarios" / "agent-cli" / "codex"),
+        "--target",
+        SLY,
+        "-k",
+        "codex-happy",
+    ]
+    return main([*argv, "--baselines", str(baselines), "--reports", str(tmp_path / "reports")])
+
+
+def test_skips_cannot_hide_regressions(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A target with a baseline that starts skipping a case fails the run until it is listed."""
+    assert _run_sly(tmp_path, "target: sly\nknown_failures: []\n") == 1
+    out = capsys.readouterr().out
+    assert (
+        "sly: 0 passed, 0 failed, 0 errored, 1 skipped; baseline: 0 expected, 1 regressions" in out
+    )
+    assert "codex-happy[sly]: skipped (no cursor here)" in out
+
+    # A baselined failure that turns into a skip is stale: it is no longer checked.
+    listed = "target: sly\nknown_failures:\n  - scenario: codex-happy\n    reason: it fails\n"
+    assert _run_sly(tmp_path, listed) == 1
+    assert "skipped now" in capsys.readouterr().out
+
+    # Listed as a skip, the run is green, and the reports count it by reason.
+    skip = "target: sly\nknown_failures: []\nskips:\n  - scenario: codex-happy\n    reason: why\n"
+    assert _run_sly(tmp_path, skip) == 0
+    out = capsys.readouterr().out
+    assert "harness: sly: 1 skipped by the target: no cursor here" in out
+    report = json.loads((tmp_path / "reports" / "report.json").read_text())
+    assert report["skips"]["sly"] == [
+        {"count": 1, "reason": "no cursor here", "skipped_by": "target"}
+    ]
+    matrix = (tmp_path / "reports" / "matrix.md").read_text()
+    assert "| sly | the target | no cursor here | 1 |" in matrix
+
+
+def test_harness_baseline_lists_the_targets_skips(tmp_path: Path) -> None:
+    out = tmp_path / "sly.yaml"
+    argv = [
+        "baseline",
+        str(ROOT / "scenarios" / "agent-cli" / "codex" / "captures.yaml"),
+        "--target",
+        SLY,
+    ]
+    assert main([*argv, "-o", str(out)]) == 0
+    text = out.read_text()
+    assert 'skips:\n  - scenario: codex-happy\n    reason: "no cursor here"' in text
+    known = baseline.known(loader.load([ROOT / "scenarios"]).scenarios)
+    loaded, problems = baseline.load(out, known)
+    assert problems == []
+    assert loaded is not None
+    assert loaded.skip_for("codex-happy") is not None

@@ -57,13 +57,14 @@ def _replay(scenario: Scenario, tmp_path: Path) -> providers_fake.Replay:
         raw = (request.schema or b"").decode()
         argv = ["-p", "--output-format", "json", "--json-schema", raw, request.prompt]
         return providers_fake.replay(request.driver, argv, env)
+    driver = driver_for(request.driver)
     plan = negotiate(
-        BUILTIN[request.driver],
+        request.descriptor or BUILTIN[request.driver],
         wants_schema=schema is not None,
-        mode=request.mode,
+        rich=driver.rich,
         approval=request.approval,
     )
-    argv = driver_for(request.driver).argv("fake", plan, schema, request.prompt, tmp_path)
+    argv = driver.argv("fake", plan, schema, request.prompt, tmp_path)
     return providers_fake.replay(request.driver, argv[1:], env)
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from harness import engine
+from harness.catalogue import loader
 from harness.cli import main
 from tests.lintcheck import assert_one_clear_line
 
@@ -30,6 +31,7 @@ provider:
   steps: [thread.started, turn.started, {agent_message: '{}'}, turn.completed]
 expect:
   status: ok
+  value: {}
 """
 
 
@@ -151,15 +153,15 @@ CASES = [
     ),
     (
         "value-and-no-value",
-        _broken("status: ok", "value: 1\n  no_value: true"),
-        14,
+        _broken("value: {}", "value: {}\n  no_value: true"),
+        15,
         "expect.no_value",
         "contradicts 'value'",
     ),
     (
         "bad-target-key",
-        _broken("status: ok", "status: ok\nby_target: {Bad_Kind: {}}"),
-        14,
+        _broken("value: {}", "value: {}\nby_target: {Bad_Kind: {}}"),
+        15,
         "by_target",
         "does not match",
     ),
@@ -169,6 +171,65 @@ CASES = [
         9,
         "request.timeout",
         "greater than the maximum",
+    ),
+    (
+        "null-with-nothing-to-unset",
+        _broken("schema: {type: object}", "schema_file: null"),
+        9,
+        "request.schema_file",
+        "there is no 'schema_file' to unset",
+    ),
+    (
+        "bad-prompt-pattern",
+        _broken("status: ok", "status: ok\n  provider: {prompt_match: ['(unclosed']}"),
+        14,
+        "expect.provider.prompt_match[0]",
+        "not a regular expression",
+    ),
+    (
+        "bad-message-pattern",
+        _broken("status: ok", "error: policy_violation\n  message_match: '[a-'"),
+        14,
+        "expect.message_match",
+        "not a regular expression",
+    ),
+    (
+        "schema-pointer-without-slash",
+        _broken("status: ok", "status: ok\n  provider: {schema_at: [{pointer: type, value: x}]}"),
+        14,
+        "expect.provider.schema_at[0].pointer",
+        "does not match",
+    ),
+    (
+        "schema-point-value-and-absent",
+        _broken(
+            "status: ok",
+            "status: ok\n  provider: {schema_at: [{pointer: /type, value: x, absent: true}]}",
+        ),
+        14,
+        "expect.provider.schema_at[0]",
+        "valid under each of",
+    ),
+    (
+        "audit-value-and-none",
+        _broken("status: ok", "status: ok\n  audit_value: 1\n  no_audit_value: true"),
+        15,
+        "expect.no_audit_value",
+        "contradicts 'audit_value'",
+    ),
+    (
+        "choice-without-reference",
+        _broken("tags: [codex]", "tags: [codex, choice]"),
+        5,
+        "tags",
+        "exactly when it is tagged 'choice'",
+    ),
+    (
+        "reference-without-choice",
+        _broken("  value: {}\n", "  value: {}\nby_target: {reference: {status: ok}}\n"),
+        5,
+        "tags",
+        "exactly when it is tagged 'choice'",
     ),
     (
         "unknown-signal",
@@ -216,7 +277,7 @@ def test_family_case_problem_points_into_the_case(
         seam: agent-cli
         request: {driver: codex, schema: {type: object}}
         provider: {steps: [thread.started]}
-        expect: {status: ok}
+        expect: {status: ok, value: {}}
         cases:
           - id: fam-one
             title: One
@@ -233,6 +294,42 @@ def test_family_case_problem_points_into_the_case(
     assert main(["lint", str(path)]) == 2
     out = capsys.readouterr().out.strip()
     assert out == f"{path}:14:15: clauses[0]: unknown clause 'NOPE-01'"
+
+
+def test_family_case_unsets_a_family_field(tmp_path: Path) -> None:
+    """``null`` in a case removes what the family sets: no schema, no exit status."""
+    (tmp_path / "s.json").write_text('{"type": "object"}')
+    family = textwrap.dedent(
+        """\
+        family: fam
+        seam: agent-cli
+        request: {driver: codex, schema_file: s.json}
+        provider: {steps: [thread.started], exit: 3}
+        expect: {status: ok, value: {}}
+        cases:
+          - id: fam-with
+            title: With
+            description: The family's schema and exit status.
+            clauses: [CDX-01]
+          - id: fam-without
+            title: Without
+            description: Neither.
+            clauses: [CDX-01]
+            request: {schema_file: null}
+            provider: {exit: null}
+        """
+    )
+    path = tmp_path / "family.yaml"
+    path.write_text(family)
+    loaded = loader.load([path])
+    assert loaded.problems == ()
+    with_, without = loaded.scenarios
+    assert with_.request.schema == b'{"type": "object"}'  # type: ignore[attr-defined]
+    assert with_.script is not None
+    assert with_.script.exit == 3
+    assert without.request.schema is None  # type: ignore[attr-defined]
+    assert without.script is not None
+    assert without.script.exit is None
 
 
 def test_catalogue_lints_clean(capsys: pytest.CaptureFixture[str]) -> None:

@@ -35,6 +35,8 @@ provider:
 expect:
   exit_code: 0
   requests: 1
+  line_types: [thread.started, turn.started, item.completed/agent_message, turn.completed]
+  structured_output: {}
 """
 
 #: The bundled catalogue's Bash cases run, confined, as under `make test`.
@@ -93,15 +95,15 @@ CASES = [
     ),
     (
         "contradiction",
-        _broken("  requests: 1", "  structured_output: {}\n  no_structured_output: true"),
-        14,
+        _broken("  structured_output: {}", "  structured_output: {}\n  no_structured_output: true"),
+        16,
         "expect.no_structured_output",
         "contradicts 'structured_output'",
     ),
     (
         "claude-field-on-codex",
-        _broken("  requests: 1", "  subtype: success"),
-        13,
+        _broken("  requests: 1", "  requests: 1\n  subtype: success"),
+        14,
         "expect.subtype",
         "codex prints no such field",
     ),

@@ -24,7 +24,7 @@ from harness.systems import sandbox
 from providers_fake.api import realcli
 
 SECRET = "s3cret-planted-by-the-test"
-PROBE = "sleep 271"
+PROBE = "sleep 283"
 
 
 def _scenario(tmp_path: Path, command: str) -> Path:
@@ -45,7 +45,13 @@ provider:
   model_script:
     - {{tool_name: Bash, tool: {{command: {command!r}}}}}
     - {{tool: {{}}}}
-expect: {{exit_code: 0}}
+expect:
+  exit_code: 0
+  requests: 2
+  line_types: [result/success]
+  structured_output: {{}}
+  subtype: success
+  is_error: false
 """,
         encoding="utf-8",
     )

@@ -103,12 +103,19 @@ def test_a_model_api_schema_never_fetches(tmp_path: Path, listener: socket.socke
             {
                 "id": "model-fetch-probe",
                 "title": "A schema pointing elsewhere",
-                "description": "The StructuredOutput call is validated against it.",
+                "description": "Claude Code cannot resolve it and refuses the schema.",
                 "clauses": ["LOOP-02"],
                 "seam": "model-api",
                 "request": {"cli": "claude", "schema": {"$ref": remote}},
                 "provider": {"model_script": [{"tool": {"cause": "x"}}]},
-                "expect": {"exit_code": 1},
+                # What the real binary does (can't resolve reference), so the case
+                # lints complete; this test checks only that nothing is fetched.
+                "expect": {
+                    "exit_code": 1,
+                    "requests": 0,
+                    "line_types": [],
+                    "no_structured_output": True,
+                },
             }
         ),
         encoding="utf-8",

@@ -27,7 +27,10 @@ from harness.reports import baseline
 from harness.targets.serve import serve
 
 HEADER = "title: t\ndescription: d\nclauses: [CDX-01]\nseam: agent-cli\n"
-STEPS = "provider: {steps: [thread.started]}\nexpect: {}\n"
+STEPS = (
+    "provider: {steps: [thread.started]}\n"
+    "expect: {error: execution_error, cause: missing_terminal}\n"
+)
 
 
 def _scenario(folder: Path, body: str, name: str = "case.yaml") -> Path:

@@ -26,6 +26,26 @@ from harness.reports import render
 ROOT = Path(__file__).resolve().parent.parent
 HARNESS = Path(sys.executable).parent / "harness"
 SCENARIOS = ROOT / "scenarios" / "agent-cli" / "codex"
+# A case that outlasts every delay below: on a fast machine the rest of the
+# catalogue can finish before the signal, and a finished run tests nothing.
+LONG_CASE = """\
+family: codex-interrupted
+seam: agent-cli
+tags: [codex, failure]
+clauses: [CDX-04]
+request:
+  driver: codex
+  schema_file: ../schemas/diagnosis.json
+cases:
+  - id: codex-outlasts-the-signal
+    title: A CLI that answers after the run has been stopped
+    description: >
+      Holds the run open long enough for the signal to land mid-run.
+    request: {timeout: 90.0}
+    provider:
+      steps: [thread.started, turn.started, {sleep: 60}, turn.completed]
+    expect: {error: execution_error, cause: timeout, no_value: true}
+"""
 NODE = f"node=cmd:node {ROOT / 'examples' / 'node-adaptor' / 'adaptor.mjs'}"
 
 
@@ -76,8 +96,21 @@ def test_an_interrupted_run_keeps_the_reports_and_leaves_nothing(
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     before = _previous_reports(tmp_path / "reports")
+    catalogue = tmp_path / "agent-cli" / "codex"
+    catalogue.mkdir(parents=True)
+    for source in SCENARIOS.glob("*.yaml"):
+        (catalogue / source.name).write_bytes(source.read_bytes())
+    (catalogue / "zz-long.yaml").write_text(LONG_CASE)
+    schemas = tmp_path / "agent-cli" / "schemas"
+    schemas.mkdir()
+    for source in (SCENARIOS.parent / "schemas").glob("*.json"):
+        (schemas / source.name).write_bytes(source.read_bytes())
+    linted = subprocess.run(
+        [str(HARNESS), "lint", str(catalogue)], capture_output=True, check=False
+    )
+    assert linted.returncode == 0, linted.stdout.decode()
     env = {**os.environ, "TMPDIR": str(scratch), "HARNESS_INTERRUPT_TAG": str(scratch)}
-    argv = [str(HARNESS), "run", str(SCENARIOS), "--target", "reference"]
+    argv = [str(HARNESS), "run", str(catalogue), "--target", "reference"]
     argv += ["--target", NODE, "--reports", "reports", "-n", workers]
     process = subprocess.Popen(
         argv,

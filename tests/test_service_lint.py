@@ -35,9 +35,12 @@ provider:
 expect:
   status: 202
   turn: completed
+  launches: 1
+  parts: [{text: '{}'}, {data: {}, mediaType: application/json}]
 """
 
 MANIFEST_LINE = THRONG.splitlines(keepends=True)[7]
+PUBLISHED = "  launches: 1\n  parts: [{text: '{}'}, {data: {}, mediaType: application/json}]\n"
 
 T3 = """\
 id: a-t3-scenario
@@ -54,6 +57,7 @@ provider:
 expect:
   status: completed
   typed_result: {value: {}}
+  launches: 1
 """
 
 
@@ -106,7 +110,11 @@ CASES = [
     ),
     (
         "provider-without-turn",
-        _broken(_broken(THRONG, "  turn: {a2a: v1}\n", ""), "turn: completed", "launches: 0"),
+        _broken(
+            _broken(THRONG, "  turn: {a2a: v1}\n", ""),
+            "  turn: completed\n" + PUBLISHED,
+            "  launches: 0\n",
+        ),
         9,
         "provider",
         "no turn runs",
@@ -114,8 +122,12 @@ CASES = [
     (
         "turn-expectation-without-turn",
         _broken(
-            _broken(THRONG, "  turn: {a2a: v1}\n", ""),
-            "provider:\n  steps: [init, {structured_output: {}}, result]\n",
+            _broken(
+                _broken(THRONG, "  turn: {a2a: v1}\n", ""),
+                "provider:\n  steps: [init, {structured_output: {}}, result]\n",
+                "",
+            ),
+            PUBLISHED,
             "",
         ),
         11,

@@ -79,6 +79,8 @@ const ITEM_EVENTS = new Set(['item.started', 'item.updated', 'item.completed']);
 const codex = {
   name: 'codex',
   command: 'codex',
+  // One transport here: `codex exec --json` (rich "no; batch is negotiated").
+  rich: false,
 
   argv(exe, plan, schema, prompt, work) {
     const argv = [exe, 'exec', '--json', '--skip-git-repo-check'];
@@ -95,7 +97,12 @@ const codex = {
     const early = processFailure(finished);
     if (early) return early;
     const messages = [];
-    const joined = () => (messages.length ? messages.join('\n') : null);
+    // All completed messages are kept: each trimmed, blank ones dropped,
+    // joined with a blank line.
+    const joined = () => {
+      const kept = messages.map((m) => m.trim()).filter((m) => m !== '');
+      return kept.length ? kept.join('\n\n') : null;
+    };
     let terminal = null;
     let failure = null;
     let threadStarted = false;
@@ -118,6 +125,8 @@ const codex = {
             }
             messages.push(item.text);
           }
+        } else if ((type === 'turn.completed' || type === 'turn.failed') && !threadStarted) {
+          throw new Malformed(`${type} before thread.started`);
         } else if (type === 'turn.completed') {
           terminal = event;
         } else if (type === 'turn.failed') {
@@ -148,8 +157,14 @@ const codex = {
 
 const FAILURE_CAUSES = { error_max_structured_output_retries: 'max_structured_output_retries' };
 
-/** The records of a run: one object or one array (json), or JSON lines (stream-json). */
-function records(bytes, plan) {
+/** Record types that end a run; nothing may follow one. */
+const TERMINALS = new Set(['result', 'error']);
+
+/**
+ * The records of a run: one object (json; CodeBuddy may print one array of
+ * records), or JSON lines (stream-json, and newline-delimited json).
+ */
+function records(bytes, plan, { name, arrayDocument, allowProse }) {
   if (plan.transport === 'batch') {
     let whole;
     let parsed = false;
@@ -161,18 +176,68 @@ function records(bytes, plan) {
     }
     if (parsed) {
       if (isObject(whole)) return [whole];
-      if (Array.isArray(whole) && whole.every(isObject)) {
-        if (whole.length === 0) throw new Malformed('empty JSON array');
-        return whole;
+      if (!Array.isArray(whole) || !arrayDocument) {
+        throw new Malformed(`${name} printed a JSON ${whole === null ? 'null' : typeof whole}`);
       }
-      throw new Malformed('output is neither a result object nor an array of records');
+      if (whole.length === 0 || !whole.every(isObject)) {
+        throw new Malformed('the JSON array is empty or holds a non-object');
+      }
+      return whole;
     }
   }
-  return jsonLines(bytes, { allowProse: false });
+  return jsonLines(bytes, { allowProse });
 }
 
-function resultDriver({ name, command, nativeSchema = true, strictSuccess = false,
-  extraFlags = [], streamFlags = ['--verbose'], stringCandidates = false }) {
+/** Every record typed, one session, nothing after the terminal record. */
+function checkProtocol(all) {
+  let session = null;
+  all.forEach((record, index) => {
+    if (typeof record.type !== 'string' || record.type === '') {
+      throw new Malformed(`record ${index + 1} has no type`);
+    }
+    if (TERMINALS.has(record.type) && index !== all.length - 1) {
+      throw new Malformed(`a record follows the ${record.type} record`);
+    }
+    const current = record.session_id;
+    if (typeof current === 'string' && current !== '') {
+      if (session !== null && current !== session) {
+        throw new Malformed('session_id changed during the run');
+      }
+      session = current;
+    }
+  });
+}
+
+/** The terminal's result string: Claude's and CodeBuddy's assistant text. */
+function resultText(all) {
+  const last = all[all.length - 1];
+  return last && typeof last.result === 'string' ? last.result : null;
+}
+
+/**
+ * Cursor's assistant text: its fragments joined, else the result string. An
+ * assistant record without a content list is malformed.
+ */
+function fragmentText(all) {
+  const fragments = [];
+  for (const record of all) {
+    if (record.type !== 'assistant') continue;
+    const content = isObject(record.message) ? record.message.content : null;
+    if (!Array.isArray(content)) {
+      throw new Malformed('an assistant record without a message content list');
+    }
+    for (const block of content) {
+      if (isObject(block) && block.type === 'text' && typeof block.text === 'string') {
+        fragments.push(block.text);
+      }
+    }
+  }
+  const joined = fragments.join('');
+  return joined !== '' ? joined : resultText(all);
+}
+
+function resultDriver({ name, command, nativeSchema = true, arrayDocument = false,
+  allowProse = false, extraFlags = [], streamFlags = ['--verbose'], text = resultText }) {
   function requireSuccessFields(result) {
     const checks = [
       ['is_error', typeof result.is_error === 'boolean'],
@@ -187,36 +252,43 @@ function resultDriver({ name, command, nativeSchema = true, strictSuccess = fals
   function candidateOf(result) {
     const value = result.structured_output;
     if (!nativeSchema || value === null || value === undefined) return null;
-    // CodeBuddy may deliver the value as a string holding JSON.
-    if (stringCandidates && typeof value === 'string') return { text: value };
+    // JSON text holding the value is the value; other text is a string value.
+    if (typeof value === 'string') {
+      try {
+        return { value: parseExact(value) };
+      } catch (error) {
+        if (!(error instanceof JSONError)) throw error;
+      }
+    }
     return { value };
   }
 
-  function terminal(result, finished) {
-    const text = typeof result.result === 'string' ? result.result : null;
-    const raw = result;
-    if (result.subtype !== 'success') {
-      const message = Array.isArray(result.errors)
-        ? result.errors.map(show).join('; ')
-        : show(result.subtype ?? null);
-      const cause = FAILURE_CAUSES[result.subtype] ?? 'turn_failed';
-      return { text, raw, cause, message };
+  function terminal(record, finished, kept) {
+    const raw = record;
+    if (record.type === 'error') {
+      const message = typeof record.message === 'string' ? record.message : 'provider error record';
+      return { text: kept, raw, cause: 'turn_failed', message };
     }
-    if (strictSuccess) requireSuccessFields(result);
-    if (result.is_error === true) {
-      const message = text || `API error ${result.api_error_status}`;
-      return { text, raw, cause: 'api_error', message };
+    if (record.subtype !== 'success') {
+      const message = Array.isArray(record.errors)
+        ? record.errors.map(show).join('; ')
+        : show(record.subtype ?? null);
+      const cause = FAILURE_CAUSES[record.subtype] ?? 'turn_failed';
+      return { text: kept, raw, cause, message };
     }
-    if (result.is_error !== false && result.is_error !== undefined && result.is_error !== null) {
-      throw new Malformed('is_error is not a boolean');
+    requireSuccessFields(record);
+    if (record.is_error) {
+      const message = kept || `API error ${record.api_error_status}`;
+      return { text: kept, raw, cause: 'api_error', message };
     }
-    if (finished.code !== 0) return { text, raw, ...exitFailure(finished) };
-    return { text, raw, candidate: candidateOf(result) };
+    if (finished.code !== 0) return { text: kept, raw, ...exitFailure(finished) };
+    return { text: kept, raw, candidate: candidateOf(record) };
   }
 
   return {
     name,
     command,
+    rich: true,
 
     argv(exe, plan, schema, prompt) {
       const format = plan.transport === 'rich' ? 'stream-json' : 'json';
@@ -231,15 +303,13 @@ function resultDriver({ name, command, nativeSchema = true, strictSuccess = fals
       const early = processFailure(finished);
       if (early) return early;
       try {
-        const all = records(finished.stdout, plan);
-        const results = all.flatMap((record, i) => (record.type === 'result' ? [i] : []));
-        if (results.length > 1) throw new Malformed(`${results.length} result records`);
-        if (results.length === 0) {
-          if (finished.code !== 0) return exitFailure(finished);
-          return { cause: 'missing_terminal', message: 'no result record' };
-        }
-        if (results[0] !== all.length - 1) throw new Malformed('records after the result record');
-        return terminal(all[all.length - 1], finished);
+        const all = records(finished.stdout, plan, { name, arrayDocument, allowProse });
+        checkProtocol(all);
+        const kept = text(all);
+        const last = all[all.length - 1];
+        if (last && TERMINALS.has(last.type)) return terminal(last, finished, kept);
+        if (finished.code !== 0) return { text: kept, ...exitFailure(finished) };
+        return { text: kept, cause: 'missing_terminal', message: 'no result record' };
       } catch (error) {
         if (!(error instanceof Malformed)) throw error;
         return { cause: 'malformed_protocol', message: error.message };
@@ -251,21 +321,25 @@ function resultDriver({ name, command, nativeSchema = true, strictSuccess = fals
 /** Claude Code: --json-schema in, structured_output out; stream-json needs --verbose. */
 const claude = resultDriver({ name: 'claude', command: 'claude' });
 
-/** CodeBuddy: Claude's shape, stricter successes, -y, string candidates allowed. */
+/** CodeBuddy: Claude's shape; its json transport may print one array of records. */
 const codebuddy = resultDriver({
   name: 'codebuddy',
   command: 'codebuddy',
-  strictSuccess: true,
+  arrayDocument: true,
   extraFlags: ['-y'],
-  stringCandidates: true,
 });
 
-/** Cursor: no schema flag, no structured_output, no --verbose; prompt validation only. */
+/**
+ * Cursor: no schema flag, no structured_output, no --verbose; prompt validation
+ * only, of its assistant fragments; plain lines between records are transcript.
+ */
 const cursor = resultDriver({
   name: 'cursor',
   command: 'cursor-agent',
   nativeSchema: false,
+  allowProse: true,
   streamFlags: [],
+  text: fragmentText,
 });
 
 export const DRIVERS = Object.freeze({ codex, claude, cursor, codebuddy });

@@ -1,5 +1,5 @@
-// Capability negotiation: a fixed rule over the driver's descriptor, the
-// consumer's call (run or stream) and the approval policy. It picks the
+// Capability negotiation: a fixed rule over the driver's descriptor, whether
+// the driver has a rich transport, and the approval policy. It picks the
 // mechanism (native first, then prompt validation) and the transport, or
 // refuses before anything is launched.
 
@@ -40,41 +40,35 @@ function hitlFor(descriptor, mechanism) {
   return specific === null ? descriptor.hitl : specific;
 }
 
-/** A descriptor that contradicts itself is a configuration error. */
-function checkConsistent(descriptor) {
-  const hasMechanism = descriptor.native || descriptor.prompt;
-  const hasFlags = descriptor.run || descriptor.streaming || descriptor.hitl;
-  if (hasFlags && !hasMechanism) {
-    throw new Refused(
-      'invalid_driver_config',
-      'descriptor sets a WorksWith flag but declares no structured-output mechanism',
-    );
-  }
-  if (hasMechanism && !descriptor.run) {
-    throw new Refused(
-      'invalid_driver_config',
-      'descriptor declares a mechanism without WorksWithRun',
-    );
-  }
+/** Whether `transport` can carry `mechanism` for this descriptor and policy. */
+function carries(descriptor, mechanism, transport, ask) {
+  const streams = transport === 'batch' || descriptor.streaming;
+  const hitl = !ask || hitlFor(descriptor, mechanism);
+  return descriptor[mechanism] && descriptor.run && streams && hitl;
 }
 
 /**
  * Decide { mechanism, transport } for one run.
  * mechanism: 'native' | 'prompt' | null (no schema); transport: 'batch' | 'rich'.
+ *
+ * The consumer's Run or Stream is not an input: the driver's rich transport
+ * is preferred, its batch transport negotiated when the rich one cannot carry
+ * structured output. Under an explicit Ask the batch transport is no fallback
+ * (a one-shot run cannot pause for a human). A descriptor no transport can
+ * honour, self-contradictory or not, is structured_output_unsupported.
  */
-export function negotiate(descriptor, { wantsSchema, mode, approval }) {
-  const stream = mode === 'stream';
-  if (!wantsSchema) return { mechanism: null, transport: stream ? 'rich' : 'batch' };
-  checkConsistent(descriptor);
+export function negotiate(descriptor, { wantsSchema, rich, approval }) {
+  const first = rich ? 'rich' : 'batch';
+  if (!wantsSchema) return { mechanism: null, transport: first };
   const ask = approval === 'ask';
-  for (const mechanism of ['native', 'prompt']) {
-    if (!descriptor[mechanism]) continue;
-    if (ask && !hitlFor(descriptor, mechanism)) continue;
-    // The rich transport only when it can carry structured output.
-    return { mechanism, transport: stream && descriptor.streaming ? 'rich' : 'batch' };
+  const transports = rich && !ask ? ['rich', 'batch'] : [first];
+  for (const transport of transports) {
+    for (const mechanism of ['native', 'prompt']) {
+      if (carries(descriptor, mechanism, transport, ask)) return { mechanism, transport };
+    }
   }
   const why = ask
     ? 'no mechanism works with an Ask approval policy'
-    : 'no mechanism declared';
+    : 'no transport of this driver can carry a declared mechanism';
   throw new Refused('structured_output_unsupported', `structured output unsupported: ${why}`);
 }

@@ -33,6 +33,9 @@ function outcome(fields) {
     mechanism: fields.mechanism ?? null,
     diagnostics: fields.diagnostics ?? [],
     raw: fields.raw ?? null,
+    stdout: fields.stdout ?? null,
+    audit_value: Object.hasOwn(fields, 'audit') ? fields.audit : null,
+    has_audit_value: Object.hasOwn(fields, 'audit'),
   };
 }
 
@@ -79,9 +82,10 @@ export async function run(request, provider) {
 
   let plan;
   try {
+    // request.mode (Run or Stream) does not choose the transport.
     plan = negotiate(descriptorFor(request), {
       wantsSchema: schema !== null,
-      mode: request.mode,
+      rich: driver.rich,
       approval: request.approval,
     });
   } catch (error) {
@@ -100,7 +104,13 @@ export async function run(request, provider) {
     timeout: request.timeout,
   });
   const parsed = driver.parse(finished, plan);
-  const common = { text: parsed.text, raw: parsed.raw, mechanism: plan.mechanism };
+  const common = {
+    text: parsed.text,
+    raw: parsed.raw,
+    mechanism: plan.mechanism,
+    // Kept for audit; invalid UTF-8 becomes U+FFFD.
+    stdout: finished.stdout.toString('utf-8'),
+  };
 
   if (parsed.cause) {
     // An execution failure outranks anything the policy could say.
@@ -130,8 +140,10 @@ export async function run(request, provider) {
     ? parsed.candidate
     : (parsed.text === null || parsed.text === undefined ? null : { text: parsed.text });
   const checked = check(schema, candidate);
+  // The value the provider gave stays with the result for audit, valid or not.
+  const audit = Object.hasOwn(checked, 'value') ? { audit: checked.value } : {};
   if (checked.diagnostics.length === 0) {
-    return { outcome: outcome({ value: checked.value, ...common }) };
+    return { outcome: outcome({ value: checked.value, ...audit, ...common }) };
   }
   const summary = checked.diagnostics.map((d) => `${d.path || '/'}: ${d.message}`).join('; ');
   return {
@@ -140,6 +152,7 @@ export async function run(request, provider) {
       error: schema.onInvalid === 'return' ? 'decode_error' : 'policy_violation',
       message: `structured output invalid: ${summary}`,
       diagnostics: checked.diagnostics,
+      ...audit,
       ...common,
     }),
   };

@@ -60,13 +60,28 @@ export function intake(request) {
   };
 }
 
-/** ajv's errors for `value`, one diagnostic each, de-duplicated and sorted. */
+/**
+ * The leaf errors: a combinator's own error (anyOf, oneOf) is dropped when
+ * ajv also reported what went wrong in its branches, which are the leaves.
+ */
+function leaves(errors) {
+  return errors.filter((error) => !(
+    (error.keyword === 'anyOf' || error.keyword === 'oneOf')
+    && errors.some((other) => other.schemaPath.startsWith(`${error.schemaPath}/`))
+  ));
+}
+
+/** ajv's leaf errors for `value`, one diagnostic each, de-duplicated and sorted. */
 export function diagnose(schema, value) {
   if (schema.validate(value)) return [];
   const seen = new Map();
-  for (const error of schema.validate.errors ?? []) {
-    const diagnostic = { path: error.instancePath, message: error.message ?? error.keyword };
-    seen.set(`${diagnostic.path}\u0000${diagnostic.message}`, diagnostic);
+  for (const error of leaves(schema.validate.errors ?? [])) {
+    const diagnostic = {
+      path: error.instancePath,
+      message: error.message ?? error.keyword,
+      keyword: error.keyword,
+    };
+    seen.set(`${diagnostic.path}\u0000${diagnostic.message}\u0000${diagnostic.keyword}`, diagnostic);
   }
   return [...seen.values()].sort(
     (a, b) => compare(a.path, b.path) || compare(a.message, b.message),

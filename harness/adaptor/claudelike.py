@@ -1,11 +1,20 @@
 """
 Drivers for the CLIs that end with a Claude-style ``result`` record.
 
-Claude Code (CLA-01..05), CodeBuddy (CBY-01) and Cursor (CUR-01) all print
-either one final ``result`` object (``--output-format json``; CodeBuddy may
-wrap its history and the result in one array) or JSON lines ending with it
-(``stream-json``).  They differ in flags, in how strict a successful terminal
-must be, and in whether ``structured_output`` exists at all.
+Claude Code (CLA-01..06), CodeBuddy (CBY-01) and Cursor (CUR-01) all print
+either one final ``result`` object (``--output-format json``, the batch
+transport; CodeBuddy may wrap its history and the result in one array) or
+JSON lines ending with it (``stream-json``, the rich transport).  They
+differ in flags, in whether ``structured_output`` exists at all, and in what
+their assistant text is.
+
+Where seed 001 is silent the reading follows the published Go SDK's
+parsers (agent-dance/agent-adaptor @ b07349b77fc4ca9043031b0dfaf6266328425f60,
+``claude/parser.go``, ``cursor/parser.go``): a successful terminal must carry
+a boolean ``is_error``, a string ``result`` and a non-empty ``session_id``;
+every record has a ``type``; one session per run; a top-level ``error``
+record is a failed terminal; nothing may follow the terminal.
+docs/seed-001.md lists each point and whether the catalogue enforces it.
 """
 
 from __future__ import annotations
@@ -21,31 +30,20 @@ from harness.catalogue.jsonvalue import JSONError, dumps, parse_exact
 from harness.catalogue.scenario import Json
 
 _FAILURE_CAUSES = {"error_max_structured_output_retries": "max_structured_output_retries"}
-
-
-def _records(stdout: bytes, plan: Plan) -> list[dict[str, Any]]:
-    if plan.transport == "batch":
-        try:
-            whole = parse_exact(stdout.decode("utf-8"))
-        except (JSONError, UnicodeDecodeError):
-            pass
-        else:
-            if isinstance(whole, dict):
-                return [whole]
-            if isinstance(whole, list) and all(isinstance(r, dict) for r in whole):
-                if not whole:
-                    raise Malformed("empty JSON array")
-                return whole
-            raise Malformed("output is neither a result object nor an array of records")
-    return list(json_lines(stdout, allow_prose=False))
+#: Record types that end a run; anything after one is a broken protocol.
+_TERMINALS = frozenset({"result", "error"})
 
 
 class _ResultDriver:
     """Shared reading of a result-terminated transcript."""
 
     name: ClassVar[str]
+    rich: ClassVar[bool] = True
     native_schema: ClassVar[bool] = True
-    strict_success: ClassVar[bool] = False
+    #: Only CodeBuddy renders its json transport as one array of records.
+    array_document: ClassVar[bool] = False
+    #: Cursor prints plain transcript lines between its records.
+    allow_prose: ClassVar[bool] = False
     extra_flags: ClassVar[tuple[str, ...]] = ()
     #: Claude Code refuses stream-json without --verbose; Cursor has no such flag.
     stream_flags: ClassVar[tuple[str, ...]] = ("--verbose",)
@@ -61,47 +59,69 @@ class _ResultDriver:
             argv += ["--json-schema", schema.text]
         return [*argv, *self.extra_flags, prompt]
 
+    def _records(self, stdout: bytes, plan: Plan) -> list[dict[str, Any]]:
+        if plan.transport == "batch":
+            try:
+                whole = parse_exact(stdout.decode("utf-8"))
+            except (JSONError, UnicodeDecodeError):
+                pass  # not one document: newline-delimited records, read below
+            else:
+                if isinstance(whole, dict):
+                    return [whole]
+                if not isinstance(whole, list) or not self.array_document:
+                    raise Malformed(f"{self.name} printed a JSON {type(whole).__name__}")
+                if not whole or not all(isinstance(r, dict) for r in whole):
+                    raise Malformed("the JSON array is empty or holds a non-object")
+                return whole
+        return list(json_lines(stdout, allow_prose=self.allow_prose))
+
     def parse(self, finished: Finished, plan: Plan) -> Parsed:
         early = process_failure(finished)
         if early is not None:
             return early
         try:
-            records = _records(finished.stdout, plan)
-            results = [i for i, r in enumerate(records) if r.get("type") == "result"]
-            if len(results) > 1:
-                raise Malformed(f"{len(results)} result records")
-            if results and results[0] != len(records) - 1:
-                raise Malformed("records after the result record")
-            if not results:
-                if finished.returncode != 0:
-                    return Parsed(
-                        cause="nonzero_exit",
-                        message=f"provider exited with status {finished.returncode}",
-                    )
-                return Parsed(cause="missing_terminal", message="no result record")
-            return self._terminal(records[-1], finished)
+            records = self._records(finished.stdout, plan)
+            _check_protocol(records)
+            text = self._text(records)
+            if records and records[-1].get("type") in _TERMINALS:
+                return self._terminal(records[-1], finished, text)
+            if finished.returncode != 0:
+                return Parsed(
+                    text=text,
+                    cause="nonzero_exit",
+                    message=f"provider exited with status {finished.returncode}",
+                )
+            return Parsed(text=text, cause="missing_terminal", message="no result record")
         except Malformed as error:
             return Parsed(cause="malformed_protocol", message=str(error))
 
-    def _terminal(self, result: dict[str, Any], finished: Finished) -> Parsed:
-        subtype = result.get("subtype")
-        is_error = result.get("is_error")
-        text = result.get("result") if isinstance(result.get("result"), str) else None
-        raw = Json.of(result)
+    def _text(self, records: list[dict[str, Any]]) -> str | None:
+        """The assistant text: the terminal's ``result`` string (CLA-PARSE ``buildOutput``)."""
+        result = records[-1].get("result") if records else None
+        return result if isinstance(result, str) else None
+
+    def _terminal(self, record: dict[str, Any], finished: Finished, text: str | None) -> Parsed:
+        raw = Json.of(record)
+        if record.get("type") == "error":
+            message = record.get("message")
+            return Parsed(
+                text=text,
+                raw=raw,
+                cause="turn_failed",
+                message=message if isinstance(message, str) else "provider error record",
+            )
+        subtype = record.get("subtype")
         if subtype != "success":
-            errors = result.get("errors")
+            errors = record.get("errors")
             message = "; ".join(map(str, errors)) if isinstance(errors, list) else str(subtype)
             cause = _FAILURE_CAUSES.get(str(subtype), "turn_failed")
             return Parsed(text=text, raw=raw, cause=cause, message=message)
-        if self.strict_success:
-            self._require(result)
-        if is_error is True:
-            status = result.get("api_error_status")
+        self._require(record)
+        if record["is_error"]:
+            status = record.get("api_error_status")
             return Parsed(
                 text=text, raw=raw, cause="api_error", message=text or f"API error {status}"
             )
-        if is_error is not False and is_error is not None:
-            raise Malformed("is_error is not a boolean")
         if finished.returncode != 0:
             return Parsed(
                 text=text,
@@ -109,7 +129,7 @@ class _ResultDriver:
                 cause="nonzero_exit",
                 message=f"provider exited with status {finished.returncode}",
             )
-        return Parsed(text=text, raw=raw, candidate=self._candidate(result))
+        return Parsed(text=text, raw=raw, candidate=self._candidate(record))
 
     def _require(self, result: dict[str, Any]) -> None:
         for key, ok in (
@@ -121,9 +141,34 @@ class _ResultDriver:
                 raise Malformed(f"{self.name} successful terminal result is missing required {key}")
 
     def _candidate(self, result: dict[str, Any]) -> str | None:
-        if not self.native_schema or result.get("structured_output") is None:
+        value = result.get("structured_output")
+        if not self.native_schema or value is None:
             return None
-        return dumps(result["structured_output"])
+        if isinstance(value, str):
+            # JSON text holding the value is the value (the SDK's reading); a
+            # string that is not JSON text is a string value (the SDK would
+            # see no candidate: see claude-string-structured-output-plain).
+            try:
+                return dumps(parse_exact(value))
+            except JSONError:
+                pass
+        return dumps(value)
+
+
+def _check_protocol(records: list[dict[str, Any]]) -> None:
+    """Every record typed, one session, and nothing after the terminal record."""
+    session: str | None = None
+    for index, record in enumerate(records):
+        kind = record.get("type")
+        if not isinstance(kind, str) or not kind:
+            raise Malformed(f"record {index + 1} has no type")
+        if kind in _TERMINALS and index != len(records) - 1:
+            raise Malformed(f"a record follows the {kind} record")
+        current = record.get("session_id")
+        if isinstance(current, str) and current:
+            if session is not None and current != session:
+                raise Malformed("session_id changed during the run")
+            session = current
 
 
 @register
@@ -135,26 +180,44 @@ class Claude(_ResultDriver):
 
 @register
 class CodeBuddy(_ResultDriver):
-    """CodeBuddy: Claude's shape, stricter successes, string candidates allowed."""
+    """CodeBuddy: Claude's shape; its json transport may print one array of records."""
 
     name: ClassVar[str] = "codebuddy"
-    strict_success: ClassVar[bool] = True
+    array_document: ClassVar[bool] = True
     extra_flags: ClassVar[tuple[str, ...]] = ("-y",)
-
-    def _candidate(self, result: dict[str, Any]) -> str | None:
-        value = result.get("structured_output")
-        if isinstance(value, str):
-            try:
-                return dumps(parse_exact(value))
-            except JSONError:
-                return value
-        return super()._candidate(result)
 
 
 @register
 class Cursor(_ResultDriver):
-    """Cursor: no schema flag and no structured_output; prompt validation only."""
+    """
+    Cursor: no schema flag and no structured_output; prompt validation only.
+
+    Its assistant text is the concatenation of the assistant fragments, the
+    terminal ``result`` only when there are none (``cursor/parser.go``
+    ``buildOutput``); plain lines between records are transcript, and an
+    assistant record without a content list is malformed (``handleMessage``).
+    """
 
     name: ClassVar[str] = "cursor"
     native_schema: ClassVar[bool] = False
+    allow_prose: ClassVar[bool] = True
     stream_flags: ClassVar[tuple[str, ...]] = ()
+
+    def _text(self, records: list[dict[str, Any]]) -> str | None:
+        fragments = [
+            block["text"]
+            for record in records
+            if record.get("type") == "assistant"
+            for block in _content(record)
+            if block.get("type") == "text" and isinstance(block.get("text"), str)
+        ]
+        joined = "".join(fragments)
+        return joined if joined else super()._text(records)
+
+
+def _content(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """An assistant record's content blocks; a record without them is malformed."""
+    message = record.get("message")
+    if not isinstance(message, dict) or not isinstance(message.get("content"), list):
+        raise Malformed("an assistant record without a message content list")
+    return [block for block in message["content"] if isinstance(block, dict)]

@@ -4,6 +4,12 @@ The Codex driver: ``codex exec --json`` with ``--output-schema`` (CDX-01..08).
 The candidate is the text of the last completed ``agent_message``, and only
 after a clean ``turn.completed`` from a process that exited 0.  A top-level
 ``result`` envelope is ignored like any unknown event, never a candidate.
+
+Seed 001: "The Driver keeps all completed assistant messages in Result.Text";
+how they are joined is the SDK's (``codex/parser.go`` @
+e7709de6f4e2458f2011171c877e8ce3bf8897d1, ``buildOutput``): each message
+trimmed, blank ones dropped, a blank line between them.  Codex has one
+transport here, ``codex exec --json`` (the seed: "no; batch is negotiated").
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from harness.adaptor.negotiate import Plan
 from harness.catalogue.scenario import Json
 
 _ITEM_EVENTS = frozenset({"item.started", "item.updated", "item.completed"})
+_TERMINALS = frozenset({"turn.completed", "turn.failed"})
 
 
 @register
@@ -25,6 +32,7 @@ class Codex:
     """See the module docstring."""
 
     name: ClassVar[str] = "codex"
+    rich: ClassVar[bool] = False
 
     def argv(
         self, exe: str, plan: Plan, schema: Schema | None, prompt: str, work: Path
@@ -64,6 +72,8 @@ class Codex:
                         if not isinstance(text, str):
                             raise Malformed("agent_message text is not a string")
                         messages.append(text)
+                elif kind in _TERMINALS and not thread:
+                    raise Malformed(f"{kind} before thread.started")
                 elif kind == "turn.completed":
                     terminal = event
                 elif kind == "turn.failed":
@@ -92,4 +102,5 @@ class Codex:
 
 
 def _join(messages: list[str]) -> str | None:
-    return "\n".join(messages) if messages else None
+    kept = [m.strip() for m in messages if m.strip()]
+    return "\n\n".join(kept) if kept else None

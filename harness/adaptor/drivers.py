@@ -36,6 +36,9 @@ class Driver(Protocol):
     """Builds the command line for a plan and reads what the CLI printed."""
 
     name: ClassVar[str]
+    #: Whether the CLI has a rich (streaming) transport beside its batch one;
+    #: negotiation prefers it (seed 001), whatever the consumer's call.
+    rich: ClassVar[bool]
 
     def argv(
         self, exe: str, plan: Plan, schema: Schema | None, prompt: str, work: Path
@@ -44,20 +47,24 @@ class Driver(Protocol):
     def parse(self, finished: Finished, plan: Plan) -> Parsed: ...
 
 
-_REGISTRY: dict[str, Driver] = {}
+_REGISTRY: list[Driver] = []
 
 
 def register(factory: Callable[[], Driver]) -> Callable[[], Driver]:
     """Class decorator: make a driver available under its ``name``."""
     driver = factory()
-    if driver.name in _REGISTRY:
+    if any(known.name == driver.name for known in _REGISTRY):
         raise TypeError(f"driver {driver.name!r} registered twice")
-    _REGISTRY[driver.name] = driver
+    _REGISTRY.append(driver)
     return factory
 
 
 def get(name: str) -> Driver:
-    return _REGISTRY[name]
+    """The driver called ``name`` (read from the driver itself, not kept aside)."""
+    for driver in _REGISTRY:
+        if driver.name == name:
+            return driver
+    raise KeyError(name)
 
 
 class Malformed(ValueError):
@@ -74,7 +81,9 @@ def json_lines(stdout: bytes, *, allow_prose: bool) -> Iterator[dict[str, Any]]:
     try:
         text = stdout.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise Malformed(f"stdout is not UTF-8 at byte {error.start}") from None
+        # The line, not the byte offset: offsets move with the paths a CLI prints.
+        where = stdout[: error.start].count(b"\n") + 1
+        raise Malformed(f"stdout is not UTF-8 on line {where}") from None
     for number, line in enumerate(text.split("\n"), start=1):
         stripped = line.strip()
         if not stripped:

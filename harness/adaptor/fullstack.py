@@ -12,8 +12,12 @@ CLI output; if the chain disagrees with a contract, the pipeline does.
 
 The pipeline builds its own argv (its flags for ``claude -p`` and ``codex exec``
 differ from how the real run was started); the decode never reads argv, but it
-does depend on the transport, so the output format the real CLI was given is
-mapped onto the pipeline's run/stream mode.
+does depend on the transport.  The consumer cannot choose a transport (seed
+001), so the output format the real CLI was given is mapped onto the driver's
+descriptor: ``json`` declares structured output unsupported on the rich
+transport (WorksWithStreaming false), which makes negotiation pick the batch
+one.  A run without a schema takes the rich transport either way, and reads
+the single line of a ``json`` run as the one record it is.
 """
 
 from __future__ import annotations
@@ -37,8 +41,6 @@ OUTPUT_FORMATS: Final[Mapping[str, tuple[str, ...]]] = {
     "claude": ("json", "stream-json"),
     "codex": ("json",),
 }
-#: The pipeline's run/stream mode that makes it choose each output format.
-_MODE: Final = {"json": "run", "stream-json": "stream"}
 _DEFAULT_PROMPT: Final = Request(driver="claude").prompt
 
 
@@ -74,6 +76,11 @@ class Asked:
         if self.on_invalid not in ("fail", "return"):
             raise ValueError(f"on_invalid must be fail or return, not {self.on_invalid!r}")
         builtin = BUILTIN[cli]
+        descriptor = replace(
+            builtin,
+            native=builtin.native and self.validation == "native",
+            streaming=builtin.streaming and self.output_format == "stream-json",
+        )
         return Request(
             driver=cli,
             prompt=self.prompt,
@@ -81,8 +88,7 @@ class Asked:
             schema_name=self.schema_name,
             schema_description=self.schema_description,
             on_invalid=self.on_invalid,
-            mode=_MODE[self.output_format],
-            descriptor=None if self.validation == "native" else replace(builtin, native=False),
+            descriptor=descriptor,
         )
 
 

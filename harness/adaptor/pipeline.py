@@ -84,17 +84,18 @@ def run(request: Request, provider: Provider, launcher: Launcher) -> Outcome:
         except SchemaRejected as error:
             return Outcome.failed("invalid_output_schema", str(error))
     descriptor = request.descriptor or BUILTIN[request.driver]
+    driver = driver_for(request.driver)
     try:
+        # The consumer's Run or Stream (request.mode) is not an input (NEG-04).
         plan = negotiate(
             descriptor,
             wants_schema=schema is not None,
-            mode=request.mode,
+            rich=driver.rich,
             approval=request.approval,
         )
     except Refused as refused:
         return Outcome.failed(refused.kind, str(refused))
 
-    driver = driver_for(request.driver)
     prompt = request.prompt
     if schema is not None and plan.mechanism == "prompt":
         prompt = instruction(schema, prompt)
@@ -102,7 +103,12 @@ def run(request: Request, provider: Provider, launcher: Launcher) -> Outcome:
     argv = driver.argv(exe, plan, schema, prompt, provider.work)
     finished = launcher.launch(argv, provider.env, request.timeout, provider.work)
     parsed = driver.parse(finished, plan)
-    common = {"text": parsed.text, "raw": parsed.raw, "mechanism": plan.mechanism}
+    common = {
+        "text": parsed.text,
+        "raw": parsed.raw,
+        "mechanism": plan.mechanism,
+        "stdout": finished.stdout.decode("utf-8", "replace"),
+    }
 
     if parsed.cause is not None:
         # An execution failure outranks anything the policy could say (POL-03).
@@ -131,10 +137,11 @@ def run(request: Request, provider: Provider, launcher: Launcher) -> Outcome:
             found = diagnostics(schema.validator(), value)
             value_json = Json.of(value)
     if not found and value_json is not None:
-        return Outcome.ok(value_json, **common)
+        return Outcome.ok(value_json, audit_value=value_json, **common)
     summary = "structured output invalid: " + "; ".join(
         f"{d.path or '/'}: {d.message}" for d in found
     )
-    if schema.on_invalid == "return":
-        return Outcome.failed("decode_error", summary, diagnostics=found, **common)
-    return Outcome.failed("policy_violation", summary, diagnostics=found, **common)
+    # The value stays with the failed result for audit (seed 001: "The full
+    # audit value is retained in runErr.Result"), never as the decoded value.
+    kind = "decode_error" if schema.on_invalid == "return" else "policy_violation"
+    return Outcome.failed(kind, summary, diagnostics=found, audit_value=value_json, **common)

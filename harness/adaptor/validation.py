@@ -1,8 +1,11 @@
 """
 Validation diagnostics in one stable shape (POL-04).
 
-The validator's leaf messages, each at a JSON-pointer instance path, sorted
-and de-duplicated so that the same answer always yields the same report.
+The validator's leaf messages, each at a JSON-pointer instance path with the
+JSON Schema keyword that failed, sorted and de-duplicated so that the same
+answer always yields the same report.  The keyword and the path are what the
+catalogue checks (any validator names them alike); the message is this
+validator's wording.
 
 Validation is bounded in time: a scenario's schema may hold a ``pattern``
 that backtracks catastrophically on the scenario's value (``^(a+)+$``
@@ -43,7 +46,7 @@ def diagnostics(validator: jsonschema.Draft202012Validator, value: Any) -> tuple
     """Every leaf error of ``value``; empty when it is valid."""
     with bounded(BUDGET):
         found = {
-            Diagnostic(pointer(error.absolute_path), error.message)
+            Diagnostic(pointer(error.absolute_path), error.message, str(error.validator))
             for error in _leaves(validator.iter_errors(value))
         }
     return tuple(sorted(found))

@@ -17,9 +17,13 @@ of "run, then decode" as the consumer sees it:
     return-invalid policy, or without a schema) but Decode failed.
 
 ``diagnostics`` are validator leaf messages with JSON-pointer instance
-paths; ``raw`` is the provider's terminal payload kept for audit; ``text`` is
-the assistant text the adaptor kept.  ``launches`` is measured by the fake
-provider, not reported by the adaptor.
+paths and the JSON Schema keyword that failed; ``raw`` is the provider's
+terminal payload kept for audit; ``text`` is the assistant text the adaptor
+kept; ``stdout`` the provider's standard output as the adaptor kept it for
+audit; ``audit_value`` the final value the provider gave, kept for audit
+whether or not it validated (the seed's "full audit value is retained in
+runErr.Result").  ``launches`` is measured by the fake provider, not
+reported by the adaptor.
 """
 
 from __future__ import annotations
@@ -54,13 +58,16 @@ CAUSES: Final = (
 
 @dataclass(frozen=True, order=True)
 class Diagnostic:
-    """One validator leaf message at a JSON-pointer instance path."""
+    """One validator leaf message at a JSON-pointer instance path, with its keyword."""
 
     path: str
     message: str
+    #: The JSON Schema keyword that failed; None for problems that are not a
+    #: schema rule (no candidate at all, a candidate that is not JSON).
+    keyword: str | None = None
 
-    def to_json(self) -> dict[str, str]:
-        return {"path": self.path, "message": self.message}
+    def to_json(self) -> dict[str, str | None]:
+        return {"path": self.path, "message": self.message, "keyword": self.keyword}
 
 
 @dataclass(frozen=True)
@@ -113,6 +120,8 @@ class Outcome:
     mechanism: str | None = None
     diagnostics: tuple[Diagnostic, ...] = ()
     raw: Json | None = None
+    stdout: str | None = None
+    audit_value: Json | None = None
     launches: int = 0
     calls: tuple[ProviderCall, ...] = field(default=(), compare=True)
 
@@ -145,6 +154,9 @@ class Outcome:
             "mechanism": self.mechanism,
             "diagnostics": [d.to_json() for d in self.diagnostics],
             "raw": None if self.raw is None else self.raw.value,
+            "stdout": self.stdout,
+            "audit_value": None if self.audit_value is None else self.audit_value.value,
+            "has_audit_value": self.audit_value is not None,
             "launches": self.launches,
             "calls": [c.to_json() for c in self.calls],
         }
@@ -153,6 +165,7 @@ class Outcome:
     def from_json(cls, data: dict[str, Any]) -> Outcome:
         """Rebuild an outcome reported over a wire (trusting its shape)."""
         has_value = data.get("has_value", data.get("value") is not None)
+        has_audit = data.get("has_audit_value", data.get("audit_value") is not None)
         raw = data.get("raw")
         return cls(
             status=data["status"],
@@ -163,9 +176,12 @@ class Outcome:
             text=data.get("text"),
             mechanism=data.get("mechanism"),
             diagnostics=tuple(
-                Diagnostic(d["path"], d["message"]) for d in data.get("diagnostics", ())
+                Diagnostic(d["path"], d["message"], d.get("keyword"))
+                for d in data.get("diagnostics", ())
             ),
             raw=None if raw is None else Json.of(raw),
+            stdout=data.get("stdout"),
+            audit_value=Json.of(data.get("audit_value")) if has_audit else None,
             launches=int(data.get("launches", 0)),
             calls=tuple(ProviderCall.from_record(c) for c in data.get("calls", ())),
         )

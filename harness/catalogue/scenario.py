@@ -156,7 +156,7 @@ class Step:
     arg: Json | None = None
 
     def to_json(self) -> dict[str, Any]:
-        special = {"line", "raw", "stderr", "sleep", "hang"}
+        special = {"line", "raw", "raw_latin1", "stderr", "sleep", "hang"}
         if self.kind in special:
             return {self.kind: None if self.arg is None else self.arg.value}
         return {"event": self.kind, "arg": None if self.arg is None else self.arg.value}
@@ -185,9 +185,27 @@ class Script:
 
 @dataclass(frozen=True)
 class DiagnosticExpectation:
+    """
+    One expected diagnostic: its instance path, and optionally what it says.
+
+    ``keyword`` is the JSON Schema keyword that failed (``type``,
+    ``required``...), the contract-level way to say which rule broke;
+    ``message`` and ``message_contains`` pin one validator's wording.
+    """
+
     path: str
     message: str | None = None
     message_contains: str | None = None
+    keyword: str | None = None
+
+
+@dataclass(frozen=True)
+class SchemaPoint:
+    """What the schema handed to the CLI holds at one JSON pointer (or that it holds nothing)."""
+
+    pointer: str
+    value: Json | None = None
+    absent: bool = False
 
 
 @dataclass(frozen=True)
@@ -202,6 +220,14 @@ class ProviderExpectation:
     prompt_ends_with: str | None = None
     argv_contains: tuple[str, ...] = ()
     argv_excludes: tuple[str, ...] = ()
+    #: The prompt exactly (e.g. unchanged under native enforcement).
+    prompt: str | None = None
+    #: Regular expressions the prompt must match (``re.search``).
+    prompt_match: tuple[str, ...] = ()
+    #: Regular expressions each matched (``re.search``) by at least one argument.
+    argv_match: tuple[str, ...] = ()
+    #: Values at JSON pointers into the schema the CLI received.
+    schema_at: tuple[SchemaPoint, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -216,16 +242,23 @@ class Expectation:
     error: str | None = None
     cause: str | None = None
     message_contains: str | None = None
+    #: A regular expression the message matches (``re.search``).
+    message_match: str | None = None
     value: Json | None = None
     no_value: bool = False
     text: Json | None = None
-    text_contains: str | None = None
+    text_contains: tuple[str, ...] = ()
     mechanism: Json | None = None
     diagnostics: tuple[DiagnosticExpectation, ...] | None = None
     diagnostics_contain: tuple[DiagnosticExpectation, ...] = ()
     launches: int | None = None
     raw: Json | None = None
     provider: ProviderExpectation | None = None
+    #: Fragments of the provider's stdout as the adaptor kept it for audit.
+    stdout_contains: tuple[str, ...] = ()
+    #: The rejected (or accepted) final value kept for audit (runErr.Result).
+    audit_value: Json | None = None
+    no_audit_value: bool = False
 
 
 @dataclass(frozen=True)

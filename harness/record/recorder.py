@@ -246,7 +246,7 @@ def expectations(
                 expect[key] = final[key]
     if final.get("structured_output") is not None:
         expect["structured_output"] = final["structured_output"]
-    elif final:
+    else:  # a run with no final result delivered nothing either (a lint rule wants it said)
         expect["no_structured_output"] = True
     result = final.get("result")
     if (

@@ -1,24 +1,36 @@
 """
-Expectation baselines: the known failures of one target, each with a reason.
+Expectation baselines: what one target is known to get wrong, and which cases
+it declines to run, each with a reason.
 
-A baseline turns a failing case into one of three verdicts: ``expected``
-(listed, and failing exactly where listed), ``regression`` (failing where
-nothing is listed) and ``stale`` (listed, but passing now, which fails the
-run until the entry is removed).  Entries name a whole scenario or one check
-(an outcome field) in it.  Baselines are loaded like scenarios: safe YAML,
-the packaged schema, then checks that every entry names a real scenario and
-that no two entries contradict each other.
+A baseline turns a case into one of three verdicts: ``expected`` (listed, and
+failing exactly where listed), ``regression`` (failing where nothing is
+listed, or skipped by the target where no skip is listed) and ``stale``
+(listed, but no longer so: a known failure that passes or is skipped now, a
+listed skip that runs now), which fails the run until the entry is removed.
+Known failures name a whole scenario or one check (an outcome field) in it;
+skips name a scenario, or a driver for every agent-cli scenario of that CLI.
+
+Only a skip the target decides needs an entry: a case the harness skips
+because the target's kind does not serve its seam, or that the scenario
+itself says a target of this kind cannot run (the real binaries offline), is
+the catalogue's business and the same for every target of that kind.
+
+Baselines are loaded like scenarios: safe YAML, the packaged schema, then
+checks that every entry names a real scenario or driver and that no two
+entries contradict each other, each problem as ``file:line:col: field:
+message``.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from harness.catalogue import yamlfile
+from harness.catalogue.scenario import Request, Scenario
 from harness.exceptions import Problem
 from harness.seams.case import CaseResult
 
@@ -28,34 +40,65 @@ WHOLE = None
 
 @dataclass(frozen=True)
 class Entry:
+    """A known failure: a scenario, or one check in it, and why it fails."""
+
     scenario: str
     check: str | None
     reason: str
 
 
 @dataclass(frozen=True)
+class Skip:
+    """
+    Cases the target declines: one scenario, or every agent-cli scenario of
+    one driver (``covers`` is the scenario ids it stands for in the catalogue
+    the baseline was loaded against).
+    """
+
+    scenario: str | None
+    driver: str | None
+    reason: str
+    covers: frozenset[str] = frozenset()
+
+    @property
+    def label(self) -> str:
+        return f"scenario {self.scenario}" if self.driver is None else f"driver {self.driver}"
+
+
+@dataclass(frozen=True)
 class Baseline:
-    """The known failures of the target named ``target``."""
+    """The known failures and skips of the target named ``target``."""
 
     target: str
     entries: tuple[Entry, ...] = ()
+    skips: tuple[Skip, ...] = ()
 
     def for_scenario(self, scenario: str) -> tuple[Entry, ...]:
         return tuple(e for e in self.entries if e.scenario == scenario)
 
+    def skip_for(self, scenario: str) -> Skip | None:
+        return next((s for s in self.skips if scenario in s.covers), None)
 
-def load(path: Path, known: Iterable[str]) -> tuple[Baseline | None, list[Problem]]:
-    """Read a baseline file; problems point at file, line and field."""
+
+def known(scenarios: Iterable[Scenario]) -> dict[str, str | None]:
+    """Each scenario id with the agent CLI it drives (None off the agent-cli seam)."""
+    return {s.id: s.request.driver if isinstance(s.request, Request) else None for s in scenarios}
+
+
+def load(path: Path, catalogue: Mapping[str, str | None]) -> tuple[Baseline | None, list[Problem]]:
+    """
+    Read a baseline file against ``catalogue`` (scenario id → driver, as
+    `known` gives it); problems point at file, line and field.
+    """
     checked = yamlfile.read(path, "baseline.schema.json", "baseline")
     if checked.doc is None:
         return None, checked.problems
     doc: Any = checked.doc
     problem, problems = checked.problem, checked.problems
-    scenarios = set(known)
     seen: dict[tuple[str, str | None], int] = {}
     for i, raw in enumerate(doc["known_failures"]):
         scenario, check = raw["scenario"], raw.get("check")
-        if scenario not in scenarios:
+        if scenario not in catalogue:
             problem(("known_failures", i, "scenario"), f"unknown scenario {scenario!r}")
         if (scenario, check) in seen:
             problem(("known_failures", i), f"duplicate of entry {seen[(scenario, check)]}")
@@ -68,13 +111,63 @@ def load(path: Path, known: Iterable[str]) -> tuple[Baseline | None, list[Proble
                 "or individual checks, not both",
             )
         seen.setdefault((scenario, check), i)
+    failing: dict[str, int] = {}
+    for (scenario, _), i in seen.items():
+        failing.setdefault(scenario, i)
+    skips = _skips(doc.get("skips", []), catalogue, failing, problem)
     if problems:
         return None, problems
     entries = tuple(
         Entry(raw["scenario"], raw.get("check"), raw["reason"].strip())
         for raw in doc["known_failures"]
     )
-    return Baseline(doc["target"], entries), []
+    return Baseline(doc["target"], entries, skips), []
+
+
+def _skips(
+    raws: list[dict[str, str]],
+    catalogue: Mapping[str, str | None],
+    failing: Mapping[str, int],
+    problem: Any,
+) -> tuple[Skip, ...]:
+    """The ``skips`` entries, each resolved to the scenarios it covers."""
+    drivers = {d for d in catalogue.values() if d is not None}
+    covered: dict[str, int] = {}
+    out = []
+    for i, raw in enumerate(raws):
+        scenario, driver = raw.get("scenario"), raw.get("driver")
+        at: tuple[str | int, ...] = ("skips", i)
+        if (scenario is None) == (driver is None):
+            problem(at, "give either scenario or driver" + (", not both" if scenario else ""))
+            continue
+        if driver is not None:
+            if driver not in drivers:
+                known_drivers = ", ".join(sorted(drivers)) or "none"
+                problem(
+                    (*at, "driver"), f"no scenario drives {driver!r} (drivers: {known_drivers})"
+                )
+                continue
+            covers = frozenset(s for s, d in catalogue.items() if d == driver)
+        else:
+            assert scenario is not None
+            if scenario not in catalogue:
+                problem((*at, "scenario"), f"unknown scenario {scenario!r}")
+                continue
+            covers = frozenset({scenario})
+        for each in sorted(covers):
+            if each in covered:
+                problem(at, f"{each!r} is already covered by skips[{covered[each]}]")
+                break
+            if each in failing:
+                problem(
+                    at,
+                    f"{each!r} is also a known failure (known_failures[{failing[each]}]): "
+                    "a case either fails or is skipped",
+                )
+                break
+        covered.update(dict.fromkeys(covers, i))
+        out.append(Skip(scenario, driver, raw["reason"].strip(), covers))
+    return tuple(out)
 
 
 def _failed_checks(result: CaseResult) -> set[str]:
@@ -90,17 +183,21 @@ def _failed_checks(result: CaseResult) -> set[str]:
 
 def judge(result: CaseResult, baseline: Baseline | None) -> tuple[str | None, str]:
     """
-    The verdict for ``result`` and the reason to show: ``None`` (passed or
-    skipped, nothing listed), ``"expected"``, ``"regression"`` or ``"stale"``.
+    The verdict for ``result`` and the reason to show: ``None`` (passed, or
+    skipped as listed or by the catalogue), ``"expected"``, ``"regression"``
+    or ``"stale"``.
     """
     entries = () if baseline is None else baseline.for_scenario(result.scenario)
+    skip = None if baseline is None else baseline.skip_for(result.scenario)
+    reasons = "; ".join(e.reason for e in entries)
+    if result.status == "skipped":
+        return _judge_skip(result, baseline, skip, reasons)
+    if skip is not None:
+        return "stale", f"listed as skipped ({skip.label}: {skip.reason}) but runs now; remove it"
     failing = result.status in {"failed", "errored"}
     if not entries:
         return ("regression", "not in the baseline") if failing else (None, "")
-    reasons = "; ".join(e.reason for e in entries)
     if not failing:
-        if result.status == "skipped":
-            return None, ""
         return "stale", f"listed in the baseline but passes now ({reasons}); remove the entry"
     if any(e.check is WHOLE for e in entries):
         return "expected", reasons
@@ -115,25 +212,57 @@ def judge(result: CaseResult, baseline: Baseline | None) -> tuple[str | None, st
     return "expected", reasons
 
 
+def _judge_skip(
+    result: CaseResult, baseline: Baseline | None, skip: Skip | None, reasons: str
+) -> tuple[str | None, str]:
+    if reasons:
+        # A known failure that is not run any more is no longer checked.
+        return "stale", f"listed as a known failure ({reasons}) but skipped now; remove the entry"
+    if result.skipped_by != "target":
+        if skip is not None:
+            return "stale", (
+                f"listed as skipped ({skip.label}), but the {result.skipped_by} skips it for "
+                "every target of this kind; remove the entry"
+            )
+        return None, ""
+    if baseline is None:
+        return None, ""
+    if skip is None:
+        return "regression", "skipped by the target, and the baseline lists no such skip"
+    return None, skip.reason
+
+
 def render(target: str, results: Iterable[CaseResult]) -> str:
-    """A baseline listing every current failure, with reasons to edit."""
+    """A baseline listing every current failure and skip, with reasons to edit."""
+    ordered = sorted(results, key=lambda r: r.scenario)
     lines = [
         f"# Known failures of the {target} target, written by `harness baseline`.",
         "# Replace each reason with why the target fails; remove entries as they are fixed.",
         f"target: {target}",
         "known_failures:",
     ]
-    count = 0
-    for result in sorted(results, key=lambda r: r.scenario):
-        if result.status not in {"failed", "errored"}:
-            continue
-        count += 1
+    failures = [r for r in ordered if r.status in {"failed", "errored"}]
+    for result in failures:
         if result.status == "errored":
             why = f"errored: {(result.reason or '').splitlines()[0][:160]}"
         else:
             why = "differs on " + ", ".join(sorted({m.field for m in result.mismatches}))
         lines.append(f"  - scenario: {result.scenario}")
         lines.append(f"    reason: {json.dumps(why)}")
-    if not count:
+    if not failures:
         lines[-1] = "known_failures: []"
+    skipped = [r for r in ordered if r.status == "skipped" and r.skipped_by == "target"]
+    if skipped:
+        lines.append("skips:")
+    for result in skipped:
+        why = (result.reason or "skipped").splitlines()[0][:160]
+        lines.append(f"  - scenario: {result.scenario}")
+        lines.append(f"    reason: {json.dumps(why)}")
     return "\n".join(lines) + "\n"
+
+
+def counts(results: Iterable[CaseResult]) -> tuple[int, int]:
+    """How many cases a written baseline lists: (known failures, skips)."""
+    listed = [r for r in results if r.status != "passed"]
+    failing = sum(r.status in {"failed", "errored"} for r in listed)
+    return failing, sum(r.status == "skipped" and r.skipped_by == "target" for r in listed)

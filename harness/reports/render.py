@@ -26,7 +26,7 @@ from harness.catalogue.clauses import families, registry
 from harness.catalogue.scenario import Scenario
 from harness.exceptions import Problem
 from harness.reports.differential import Differential, Pair
-from harness.seams.case import STATUSES, CaseResult
+from harness.seams.case import SKIPPED_BY, STATUSES, CaseResult
 
 #: Bumped whenever the JSON report changes shape.  2: each case names its
 #: seam, and a case's ``outcome`` has that seam's shape (service-api cases
@@ -46,6 +46,8 @@ _SYMBOL = {"passed": "pass", "failed": "FAIL", "errored": "ERROR", "skipped": "s
 VERDICTS = ("expected", "regression", "stale")
 #: The `Report.commands` of a run without ``--allow-exec``.
 NO_COMMANDS = "not allowed (cases that would run one are skipped)"
+#: Who skipped a case, in words (`SKIPPED_BY`).
+SKIPPED_BY_WORDS = {"harness": "the harness", "scenario": "the scenario", "target": "the target"}
 
 
 def _symbol(result: CaseResult) -> str:
@@ -103,6 +105,10 @@ class Report:
             out[target].update({v: verdicts.get(v, 0) for v in VERDICTS})
         return out
 
+    def skips(self) -> dict[str, list[dict[str, Any]]]:
+        """Per target, its skipped cases counted by who skipped them and why."""
+        return skip_counts(self.results)
+
     def relative(self, path: Path) -> str:
         try:
             return path.resolve().relative_to(self.root.resolve()).as_posix()
@@ -144,6 +150,25 @@ class Report:
         ]
 
 
+def skip_counts(results: Iterable[CaseResult]) -> dict[str, list[dict[str, Any]]]:
+    """
+    Per target, its skipped cases counted by who skipped them (`SKIPPED_BY`)
+    and the reason given, in a stable order.
+    """
+    counted: Counter[tuple[str, str, str]] = Counter(
+        (r.target, r.skipped_by or "target", r.reason or "")
+        for r in results
+        if r.status == "skipped"
+    )
+    out: dict[str, list[dict[str, Any]]] = {}
+    order = {by: i for i, by in enumerate(SKIPPED_BY)}
+    for target, by, reason in sorted(counted, key=lambda k: (k[0], order.get(k[1], 9), k[2])):
+        out.setdefault(target, []).append(
+            {"skipped_by": by, "reason": reason, "count": counted[(target, by, reason)]}
+        )
+    return out
+
+
 def _case_json(result: CaseResult, seam: str | None) -> dict[str, Any]:
     return {
         "scenario": result.scenario,
@@ -153,6 +178,7 @@ def _case_json(result: CaseResult, seam: str | None) -> dict[str, Any]:
         "reason": result.reason,
         "verdict": result.verdict,
         "note": result.note,
+        "skipped_by": result.skipped_by,
         "mismatches": [
             {"field": m.field, "expected": m.expected, "actual": m.actual}
             for m in result.mismatches
@@ -167,6 +193,7 @@ def to_json(report: Report) -> str:
         "version": REPORT_VERSION,
         "targets": list(report.targets),
         "summary": report.summary(),
+        "skips": report.skips(),
         "problems": [str(p) for p in report.problems],
         "cases": [_case_json(r, seam_of.get(r.scenario)) for r in report.results],
         "coverage": report.coverage(),
@@ -190,11 +217,26 @@ def matrix(report: Report) -> str:
         lines.append(f"| {target} | " + " | ".join(str(counts[c]) for c in columns) + " |")
     lines += [
         "",
-        "`expected`, `regression` and `stale` count failing or passing cases against the "
-        "target's baseline of known failures.",
+        "`expected`, `regression` and `stale` count cases against the target's baseline of "
+        "known failures and skips.",
         "",
         f"Commands a scenario makes a system run: {report.commands}.",
+        "",
+        "## Skips",
+        "",
     ]
+    skips = report.skips()
+    if not skips:
+        lines.append("No case was skipped.")
+    else:
+        lines += ["| target | skipped by | reason | cases |", "|---|---|---|---|"]
+    for target, counted in skips.items():
+        for each in counted:
+            reason = _one_line(each["reason"]).replace("|", "\\|")
+            lines.append(
+                f"| {target} | {SKIPPED_BY_WORDS.get(each['skipped_by'], each['skipped_by'])} "
+                f"| {reason} | {each['count']} |"
+            )
     if report.problems:
         lines += ["", "## Scenario files rejected", ""]
         lines += [f"- `{p}`" for p in report.problems]

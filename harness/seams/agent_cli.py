@@ -11,6 +11,7 @@ its canonical `Outcome` field by field (`harness.seams.compare`).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -26,16 +27,66 @@ from harness.catalogue.scenario import (
     ProviderExpectation,
     Request,
     Scenario,
+    SchemaPoint,
     Script,
     Step,
 )
 from harness.catalogue.seam import Parts, Report, merge
+from harness.seams import promises
 from harness.seams.compare import Mismatch, compare
 from harness.targets import Adaptor, Target, workspace
 
-_SPECIAL_STEPS = frozenset({"line", "raw", "stderr", "sleep", "hang"})
+_SPECIAL_STEPS = frozenset({"line", "raw", "raw_latin1", "stderr", "sleep", "hang"})
+#: The tag of a scenario that also pins the reference's own reading of a point
+#: the contract leaves open (under ``by_target.reference``).
+CHOICE = "choice"
 #: Documents; a derived ``schema_type`` may precede one of them (SCH-08).
 _DOCUMENTS = ("schema", "schema_text", "schema_file")
+
+
+#: Errors that refuse a request before the fake CLI is launched.
+_PRE_LAUNCH = ("invalid_output_schema", "structured_output_unsupported", "invalid_driver_config")
+_ERRORS = (*_PRE_LAUNCH, "policy_violation", "decode_error", "execution_error")
+_CAUSES = (
+    "malformed_protocol",
+    "turn_failed",
+    "api_error",
+    "max_structured_output_retries",
+    "nonzero_exit",
+    "missing_terminal",
+)
+
+#: What every agent-cli expectation pins (`harness.seams.promises`).
+DECISIVE = (
+    promises.Decisive(("status", "error"), "how the run ends"),
+    promises.Decisive(
+        ("cause",), "why the execution failed", lambda r, e: e.get("error") == "execution_error"
+    ),
+    promises.Decisive(
+        ("value", "no_value"),
+        "what the caller gets",
+        lambda r, e: e.get("status") == "ok" and "error" not in e,
+    ),
+    promises.Decisive(
+        ("launches",),
+        "a refusal happens before the CLI is launched",
+        lambda r, e: e.get("error") in _PRE_LAUNCH,
+        value=0,
+    ),
+)
+#: Terms of art an agent-cli description may name, and the check each calls for.
+#: Error kinds and causes are named with their underscores; prose ("not a policy
+#: violation") is how a description mentions one it rules out.
+PHRASES = (
+    promises.Phrase(rf"\b({'|'.join(_ERRORS)})\b", ("error",), promises.word(), among=True),
+    promises.Phrase(rf"\b({'|'.join(_CAUSES)})\b", ("cause",), promises.word(), among=True),
+    promises.Phrase(r"\bdiagnostics?\b", ("diagnostics", "diagnostics_contain")),
+    promises.Phrase(
+        r"\bbefore (?:the )?launch\b|\bnever (?:launched|started)\b|\bzero launches\b",
+        ("launches",),
+        lambda m: 0,
+    ),
+)
 
 
 class AgentCli:
@@ -44,19 +95,44 @@ class AgentCli:
     schema_def = "agent-cli"
 
     def merge_case(self, base: dict[str, Any], case: dict[str, Any]) -> dict[str, Any]:
-        """A family case over the shared fields; its own schema source replaces the family's."""
+        """
+        A family case over the shared fields.
+
+        The case's own schema source replaces the family's; ``null`` for a
+        request or provider field the family sets unsets it (a ``null`` with
+        nothing to unset stays, for `check` to report).
+        """
         merged = merge(base, case)
-        own = case.get("request")
-        if not isinstance(own, Mapping):
-            return merged
-        if any(k in own for k in _DOCUMENTS) and isinstance(merged.get("request"), dict):
-            for key in _DOCUMENTS:
-                if key not in own:
-                    merged["request"].pop(key, None)
+        for section in ("request", "provider"):
+            own, shared, target = case.get(section), base.get(section), merged.get(section)
+            if not isinstance(own, Mapping) or not isinstance(target, dict):
+                continue
+            family = shared if isinstance(shared, Mapping) else {}
+            if section == "request" and any(k in own for k in _DOCUMENTS):
+                for key in _DOCUMENTS:
+                    if key not in own:
+                        target.pop(key, None)
+            for key, value in own.items():
+                documents = key in _DOCUMENTS and any(k in family for k in _DOCUMENTS)
+                if value is None and (key in family or documents):
+                    target.pop(key)
         return merged
 
     def check(self, doc: dict[str, Any], base: Folder, report: Report) -> None:
         request = doc["request"]
+        unset = [
+            (section, key)
+            for section in ("request", "provider")
+            for key, value in doc.get(section, {}).items()
+            if value is None
+        ]
+        for section, key in unset:
+            report(
+                (section, key),
+                f"null unsets a field its family sets, but there is no {key!r} to unset",
+            )
+        if unset:
+            return
         if "driver" not in request:
             report(("request", "driver"), "required field is missing")
             return
@@ -72,13 +148,26 @@ class AgentCli:
             report(("provider",), "required field is missing for agent-cli")
         else:
             check_steps(request["driver"], doc["provider"]["steps"], ("provider",), report)
-        expectations = [("expect",)] + [("by_target", k) for k in doc.get("by_target", {})]
+        targets = doc.get("by_target", {})
+        if ("reference" in targets) != (CHOICE in doc.get("tags", ())):
+            report(
+                ("tags",),
+                f"a scenario pins the reference's own reading under by_target.reference "
+                f"exactly when it is tagged {CHOICE!r}",
+            )
+        expectations = [("expect",)] + [("by_target", k) for k in targets]
         for where in expectations:
             expect = doc[where[0]] if len(where) == 1 else doc[where[0]][where[1]]
             if "cause" in expect and expect.get("error", "execution_error") != "execution_error":
                 report((*where, "cause"), "cause applies only to execution_error")
             if "value" in expect and expect.get("no_value"):
                 report((*where, "no_value"), "contradicts 'value'")
+            if "audit_value" in expect and expect.get("no_audit_value"):
+                report((*where, "no_audit_value"), "contradicts 'audit_value'")
+            check_patterns(expect.get("provider", {}), (*where, "provider"), report)
+            if "message_match" in expect:
+                _check_pattern(expect["message_match"], (*where, "message_match"), report)
+        promises.check(doc, DECISIVE, PHRASES, report)
 
     def parts(self, doc: dict[str, Any], base: Folder) -> Parts:
         request = doc["request"]
@@ -102,7 +191,8 @@ class AgentCli:
         assert isinstance(request, Request), request
         with workspace.open_for(scenario) as work:
             outcome = target.run(request, work.provider(), scenario.id)
-            return outcome.observed(work.calls())
+            stdout = workspace.stable_text(outcome.stdout, work.work)
+            return replace(outcome, stdout=stdout).observed(work.calls())
 
     def compare(self, expect: object, actual: seams.SeamOutcome) -> tuple[Mismatch, ...]:
         assert isinstance(expect, Expectation), expect
@@ -193,6 +283,20 @@ def check_steps(cli: str, steps: list[Any], at: tuple[str | int, ...], report: R
             report((*at, "steps", i), f"unknown {cli} event {name!r} (known: {known})")
 
 
+def check_patterns(provider: dict[str, Any], at: tuple[str | int, ...], report: Report) -> None:
+    """Every regular expression of a provider expectation compiles."""
+    for key in ("prompt_match", "argv_match"):
+        for i, pattern in enumerate(provider.get(key, ())):
+            _check_pattern(pattern, (*at, key, i), report)
+
+
+def _check_pattern(pattern: str, at: tuple[str | int, ...], report: Report) -> None:
+    try:
+        re.compile(pattern)
+    except re.error as error:
+        report(at, f"not a regular expression: {error}")
+
+
 def script_from(cli: str, provider: dict[str, Any]) -> Script:
     """The typed script of a checked ``provider`` section."""
     return Script(
@@ -215,6 +319,17 @@ def provider_expectation(p: dict[str, Any]) -> ProviderExpectation:
         prompt_ends_with=p.get("prompt_ends_with"),
         argv_contains=tuple(p.get("argv_contains", ())),
         argv_excludes=tuple(p.get("argv_excludes", ())),
+        prompt=p.get("prompt"),
+        prompt_match=tuple(p.get("prompt_match", ())),
+        argv_match=tuple(p.get("argv_match", ())),
+        schema_at=tuple(
+            SchemaPoint(
+                point["pointer"],
+                Json.of(point["value"]) if "value" in point else None,
+                point.get("absent", False),
+            )
+            for point in p.get("schema_at", ())
+        ),
     )
 
 
@@ -259,17 +374,28 @@ def _expectation(raw: dict[str, Any]) -> Expectation:
         error=raw.get("error"),
         cause=raw.get("cause"),
         message_contains=raw.get("message_contains"),
+        message_match=raw.get("message_match"),
         value=Json.of(raw["value"]) if "value" in raw else None,
         no_value=raw.get("no_value", False),
         text=Json.of(raw["text"]) if "text" in raw else None,
-        text_contains=raw.get("text_contains"),
+        text_contains=_fragments(raw.get("text_contains")),
         mechanism=Json.of(raw["mechanism"]) if "mechanism" in raw else None,
         diagnostics=_diagnostics(raw["diagnostics"]) if "diagnostics" in raw else None,
         diagnostics_contain=_diagnostics(raw.get("diagnostics_contain", [])),
         launches=raw.get("launches"),
         raw=Json.of(raw["raw"]) if "raw" in raw else None,
         provider=provider,
+        stdout_contains=_fragments(raw.get("stdout_contains")),
+        audit_value=Json.of(raw["audit_value"]) if "audit_value" in raw else None,
+        no_audit_value=raw.get("no_audit_value", False),
     )
+
+
+def _fragments(raw: str | list[str] | None) -> tuple[str, ...]:
+    """One fragment or a list of them, as a tuple."""
+    if raw is None:
+        return ()
+    return (raw,) if isinstance(raw, str) else tuple(raw)
 
 
 seams.register("agent-cli", AgentCli())

@@ -23,6 +23,12 @@ from harness.targets.protocol import AdaptorFailed, Skipped
 
 #: The four ways a case can end.
 STATUSES = ("passed", "failed", "errored", "skipped")
+#: Who decided that a case is skipped: the harness (the target's kind does not
+#: serve the scenario's seam, or the run did not allow what the case needs); the
+#: scenario, which says why a target of this kind cannot be put in its situation
+#: (the real binaries offline); or the target itself, which declined the case.
+#: Only the last is the target's choice, so only it needs a baseline entry.
+SKIPPED_BY = ("harness", "scenario", "target")
 
 
 @dataclass(frozen=True)
@@ -40,6 +46,8 @@ class CaseResult:
     verdict: str | None = None
     #: Why the verdict is what it is (the baseline's reason, or what is new).
     note: str | None = None
+    #: For a skipped case, who decided it (one of `SKIPPED_BY`).
+    skipped_by: str | None = None
 
     @property
     def case_id(self) -> str:
@@ -56,12 +64,12 @@ def execute(
     """Run ``scenario`` on ``target``; never raises for a misbehaving target."""
     if scenario.seam not in target.seams:
         reason = f"{target.name} does not serve the {scenario.seam.value} seam"
-        return CaseResult(scenario.id, target.name, "skipped", reason=reason)
+        return CaseResult(scenario.id, target.name, "skipped", reason=reason, skipped_by="harness")
     seam = seams.require(scenario.seam.value)
     try:
         outcome = seam.observe(scenario, target, options)
     except Skipped as skip:
-        return CaseResult(scenario.id, target.name, "skipped", reason=str(skip))
+        return CaseResult(scenario.id, target.name, "skipped", reason=str(skip), skipped_by=skip.by)
     except (AdaptorFailed, ServiceFailed) as failure:
         return CaseResult(scenario.id, target.name, "errored", reason=str(failure))
     except Exception as error:  # noqa: BLE001  (a broken target is data, not a crash)

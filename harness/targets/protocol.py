@@ -64,9 +64,16 @@ class AdaptorFailed(HarnessError):
 
 @dataclass(frozen=True)
 class Skipped(HarnessError):
-    """The adaptor declined the scenario (for example an unsupported driver)."""
+    """
+    A case that cannot run on this target: the adaptor declined it (for example
+    an unsupported driver: ``by="target"``), the scenario itself says why a
+    target of this kind cannot be put in its situation (``by="scenario"``), or
+    the run did not allow what the case needs (``by="harness"``).  Baselines
+    account for the first kind only; the others are the same for every target.
+    """
 
     reason: str
+    by: str = "target"
 
     def __str__(self) -> str:
         return self.reason

@@ -13,6 +13,7 @@ measured by the fake itself and never trusted from the system under test.
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 from dataclasses import dataclass
 from functools import cache
@@ -50,6 +51,26 @@ def _stable(arg: str, work: Path) -> str:
     if arg.startswith(temporary):
         return "<tmp>/" + arg.rsplit("/", 1)[-1]
     return arg
+
+
+def stable_text(text: str | None, work: Path) -> str | None:
+    """
+    Output a fake printed, with the paths it printed made stable.
+
+    A fake prints its working directory (Claude's and Cursor's init records
+    carry ``cwd``, and Claude names its per-project folder after it with every
+    other character than a letter or digit as ``-``): the case folder when it
+    runs as a process, the harness's own directory when it is replayed in
+    process.  Both become ``<work>`` in either spelling, so the two launchers
+    give identical outcomes and reports do not depend on the machine.
+    """
+    if text is None:
+        return None
+    for path in (str(work), os.getcwd()):
+        if len(path) > 1:
+            dashed = "".join(c if c.isalnum() else "-" for c in path)
+            text = text.replace(path, "<work>").replace(dashed, "<work>")
+    return text
 
 
 def _records(path: Path, work: Path) -> tuple[ProviderCall, ...]:

@@ -136,6 +136,10 @@ def _raw(renderer: Renderer, out: Output, value: object) -> None:
     out.stdout(_text_bytes(str(value)))
 
 
+def _raw_latin1(renderer: Renderer, out: Output, value: object) -> None:
+    out.stdout(str(value).encode("latin-1"))
+
+
 def _stderr(renderer: Renderer, out: Output, value: object) -> None:
     out.stderr(_text_bytes(str(value)))
 
@@ -154,6 +158,7 @@ STEPS: dict[str, Callable[[Renderer, Output, object], None]] = {
     "event": _event,
     "line": _line,
     "raw": _raw,
+    "raw_latin1": _raw_latin1,
     "stderr": _stderr,
     "sleep": _sleep,
     "hang": _hang,

@@ -37,6 +37,11 @@ def _is_seconds(value: object) -> bool:
 _VALUE_CHECKS: dict[str, tuple[Callable[[object], bool], str]] = {
     "line": (lambda value: isinstance(value, dict), "must be a JSON object"),
     "raw": (lambda value: isinstance(value, str), "must be a string"),
+    # Text written as Latin-1: the one way a script prints bytes that are not UTF-8.
+    "raw_latin1": (
+        lambda value: isinstance(value, str) and all(ord(c) < 256 for c in value),
+        "must be a string of Latin-1 characters",
+    ),
     "stderr": (lambda value: isinstance(value, str), "must be a string"),
     "sleep": (_is_seconds, f"must be a number of seconds from 0 to {MAX_SLEEP:g}"),
     "hang": (lambda value: value is True, "must be true"),

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.catalogue.scenario import Json
-from harness.seams.compare import Mismatch
-from harness.seams.model_api.values import ModelApiOutcome, show_value
+from harness.seams.compare import Mismatch, json_equal
+from harness.seams.model_api.values import ModelApiOutcome, SeenRequest, show_value
 
 
 @dataclass(frozen=True)
@@ -69,10 +69,10 @@ class AdaptorExpectation:
         out: list[tuple[str, object, object]] = []
         for name in ("status", "error", "cause", "mechanism"):
             wanted = getattr(self, name)
-            if wanted is not None and got.get(name) != wanted:
+            if wanted is not None and not json_equal(wanted, got.get(name)):
                 out.append((f"adaptor.{name}", wanted, got.get(name)))
         if self.value is not None and (
-            not got.get("has_value") or got.get("value") != self.value.value
+            got.get("has_value") is not True or not json_equal(self.value.value, got.get("value"))
         ):
             out.append(("adaptor.value", self.value.value, got.get("value")))
         if self.no_value and got.get("has_value"):
@@ -81,71 +81,95 @@ class AdaptorExpectation:
 
 
 def compare(expect: ModelApiExpectation, actual: ModelApiOutcome) -> tuple[Mismatch, ...]:
-    """Every expectation that is given and not met."""
+    """Every expectation that is given and not met, each held JSON-exactly (`json_equal`)."""
     out: list[Mismatch] = []
 
     def differ(name: str, expected: object, got: object) -> None:
         out.append(Mismatch(name, show_value(expected), show_value(got)))
 
-    if expect.exit_code is not None and expect.exit_code != actual.exit_code:
-        differ("exit_code", expect.exit_code, actual.exit_code)
-    if expect.timed_out is not None and expect.timed_out != actual.timed_out:
-        differ("timed_out", expect.timed_out, actual.timed_out)
+    def check(name: str, expected: object, got: object) -> None:
+        if expected is not None and not json_equal(expected, got):
+            differ(name, expected, got)
+
+    check("exit_code", expect.exit_code, actual.exit_code)
+    check("timed_out", expect.timed_out, actual.timed_out)
     if expect.stderr_contains is not None and expect.stderr_contains not in actual.stderr:
         differ("stderr_contains", expect.stderr_contains, actual.stderr)
     final = actual.final or {}
     for name in ("subtype", "is_error", "terminal_reason", "result"):
-        wanted = getattr(expect, name)
-        if wanted is not None and final.get(name) != wanted:
-            differ(name, wanted, final.get(name))
+        check(name, getattr(expect, name), final.get(name))
     got_value = final.get("structured_output")
-    if expect.structured_output is not None and got_value != expect.structured_output.value:
-        differ("structured_output", expect.structured_output.value, got_value)
+    if expect.structured_output is not None:
+        check("structured_output", expect.structured_output.value, got_value)
     if expect.no_structured_output and got_value is not None:
         differ("no_structured_output", None, got_value)
     errors = final.get("errors") or []
     for wanted_text in expect.errors_contain:
         if not any(isinstance(e, str) and wanted_text in e for e in errors):
             differ("errors_contain", wanted_text, errors)
-    if expect.line_types is not None and actual.line_types != expect.line_types:
-        differ("line_types", list(expect.line_types), list(actual.line_types))
+    if expect.line_types is not None:
+        check("line_types", list(expect.line_types), list(actual.line_types))
     _compare_requests(expect, actual, differ)
     if expect.adaptor is not None:
         for name, wanted, got in expect.adaptor.mismatches(actual.adaptor):
             differ(name, wanted, got)
     left = dict(actual.files)
     for name, content in expect.files:
-        if left.get(name) != content:
+        if not json_equal(content, left.get(name)):
             differ(f"files.{name}", content, left.get(name, "<no such file>"))
     return tuple(out)
 
 
+#: Shown when an expectation on what the model API received has nothing to look at.
+NOTHING_RECEIVED = "<no request reached the model API>"
+
+
+def _flag(request: SeenRequest) -> object:
+    """The StructuredOutput tool's ``strict`` flag as sent; an absent flag is ``false``."""
+    return False if request.strict is None else request.strict
+
+
 def _compare_requests(expect: ModelApiExpectation, actual: ModelApiOutcome, differ: Any) -> None:
+    """
+    What reached the fake model API.  An expectation on what a request carried
+    (``input_schema``, ``strict``, ``text_format``) is a claim about at least one
+    request: with no request answered it fails instead of holding vacuously.
+    """
     answered = [r for r in actual.requests if r.unexpected is None]
     if expect.no_unexpected_requests:
         odd = [r.unexpected for r in actual.requests if r.unexpected is not None]
         if odd:
             differ("no_unexpected_requests", [], odd)
-    if expect.requests is not None and len(answered) != expect.requests:
+    if expect.requests is not None and not json_equal(expect.requests, len(answered)):
         differ("requests", expect.requests, len(answered))
-    if expect.models is not None and tuple(r.model for r in answered) != expect.models:
-        differ("models", list(expect.models), [r.model for r in answered])
-    if expect.input_schema is not None:
-        wrong = [r.input_schema for r in answered if r.input_schema != expect.input_schema.value]
+    if expect.models is not None:
+        models = [r.model for r in answered]
+        if not json_equal(list(expect.models), models):
+            differ("models", list(expect.models), models)
+    carried = (
+        ("input_schema", None if expect.input_schema is None else expect.input_schema.value),
+        ("strict", expect.strict),
+        ("text_format", None if expect.text_format is None else expect.text_format.value),
+    )
+    for name, wanted in carried:
+        if wanted is None:
+            continue
+        if not answered:
+            differ(name, wanted, NOTHING_RECEIVED)
+            continue
+        if name == "strict":
+            missing = [r for r in answered if r.input_schema is None]
+            if missing:  # no StructuredOutput tool at all: nothing to be strict or not
+                differ(name, wanted, "<a request without the StructuredOutput tool>")
+                continue
+        got = [_flag(r) if name == "strict" else getattr(r, name) for r in answered]
+        wrong = [each for each in got if not json_equal(wanted, each)]
         if wrong:
-            differ("input_schema", expect.input_schema.value, wrong[0])
-    if expect.strict is not None:
-        flags = [bool(r.strict) for r in answered]
-        if any(flag != expect.strict for flag in flags):
-            differ("strict", expect.strict, flags)
+            differ(name, wanted, got if name == "strict" else wrong[0])
     if expect.strict_each is not None:
-        each = tuple(bool(r.strict) for r in answered)
-        if each != expect.strict_each:
-            differ("strict_each", list(expect.strict_each), list(each))
-    if expect.text_format is not None:
-        wrong = [r.text_format for r in answered if r.text_format != expect.text_format.value]
-        if wrong:
-            differ("text_format", expect.text_format.value, wrong[0])
+        each = [_flag(r) for r in answered]
+        if not json_equal(list(expect.strict_each), each):
+            differ("strict_each", list(expect.strict_each), each)
     for text in expect.messages_after_prompt_contain:
         if not any(text in leaf for r in answered for leaf in _strings(r.messages_after_prompt)):
             differ("messages_after_prompt_contain", text, "in no request after the prompt")

@@ -19,12 +19,14 @@ the last line's type, the last agent message (``result``, and parsed as JSON,
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any, cast
 
 from harness import seams
 from harness.catalogue.files import Folder
 from harness.catalogue.scenario import Json, Scenario
 from harness.catalogue.seam import Parts, Report, merge
+from harness.seams import promises
 from harness.seams.compare import Mismatch
 from harness.seams.model_api.expect import ModelApiExpectation, compare, describe, expectation_of
 from harness.seams.model_api.run import model_script, run_case, run_reference
@@ -44,6 +46,71 @@ _CLAUDE_ONLY = (
     "refusal_fallback_model",
     "earlier_prompts",
     "allowed_tools",
+)
+
+
+def _claude(request: Mapping[str, Any], expect: Mapping[str, Any]) -> bool:
+    return request.get("cli") == "claude"
+
+
+def _codex(request: Mapping[str, Any], expect: Mapping[str, Any]) -> bool:
+    return request.get("cli") == "codex"
+
+
+def _prints_result(request: Mapping[str, Any], expect: Mapping[str, Any]) -> bool:
+    lines = expect.get("line_types", ())
+    return _claude(request, expect) and any(str(t).startswith("result/") for t in lines)
+
+
+#: What every model-api expectation pins (`harness.seams.promises`).
+DECISIVE = (
+    promises.Decisive(("exit_code",), "how the run ends"),
+    promises.Decisive(("requests",), "how many requests reach the model API"),
+    # Codex's lines depend on the model's metadata too (a warning item for a model it
+    # does not know), so its exit code and final message decide a run, not its lines.
+    promises.Decisive(("line_types",), "what the CLI prints, line by line", _claude),
+    promises.Decisive(("structured_output", "no_structured_output"), "what the run delivers"),
+    promises.Decisive(("subtype",), "the verdict of the result line", _prints_result),
+    promises.Decisive(("is_error",), "whether the result line is an error", _prints_result),
+)
+#: Terms of art a model-api description may name, and the check each calls for.
+PHRASES = (
+    promises.Phrase(
+        r"\bexit(?:s|ed|ing)?(?: code| status)? (-?\d+)\b", ("exit_code",), promises.number()
+    ),
+    promises.Phrase(r"\bsystem/(\w+)", ("line_types",), promises.word(1, "system/{}")),
+    promises.Phrase(
+        r"\b(api_retry|model_fallback|thinking_tokens|informational)\b",
+        ("line_types",),
+        promises.word(1, "system/{}"),
+        applies=_claude,
+    ),
+    promises.Phrase(
+        r"\b(turn\.failed|turn\.completed)\b", ("line_types",), promises.word(), applies=_codex
+    ),
+    promises.Phrase(
+        r"\b(error_max_structured_output_retries|error_during_execution)\b",
+        ("subtype",),
+        promises.word(),
+    ),
+    promises.Phrase(r"\bis_error:? `?(true|false)\b", ("is_error",), promises.boolean()),
+    promises.Phrase(r"\bterminal_reason:? `?(\w+)", ("terminal_reason",), promises.word()),
+    promises.Phrase(r"\bstderr\b", ("stderr_contains",)),
+    promises.Phrase(r"\bkill(?:s|ed)\b", ("timed_out",)),
+    promises.Phrase(r"\btext\.format\b", ("text_format",)),
+    promises.Phrase(r"\binput_schema\b", ("input_schema",)),
+    promises.Phrase(r"\bstrict\b", ("strict", "strict_each"), applies=_claude),
+    promises.Phrase(
+        r"\b(one|two|three|four|five|six|\d+) requests?\b", ("requests",), promises.number()
+    ),
+    promises.Phrase(
+        r"\bbefore any request\b|\bnothing reaches the model API\b", ("requests",), lambda m: 0
+    ),
+    promises.Phrase(r"--fallback-model|\bfallback model\b", ("models",)),
+    promises.Phrase(
+        r"\b(?:no|without) structured.output\b", ("no_structured_output",), lambda m: True
+    ),
+    promises.Phrase(r"\bside.effects?\b", ("files",)),
 )
 
 
@@ -93,6 +160,7 @@ class ModelApi:
                         report((*where, key), f"{key} is claude's; codex prints no such field")
             elif "text_format" in expect:
                 report((*where, "text_format"), "text_format is codex's (OpenAI Responses)")
+        promises.check(doc, DECISIVE, PHRASES, report)
 
     def parts(self, doc: dict[str, Any], base: Folder) -> Parts:
         expect = doc["expect"]
@@ -116,14 +184,15 @@ class ModelApi:
             raise Skipped(
                 "the model's script makes the CLI run commands on this machine; "
                 "run with --allow-exec to allow it (they then run confined: "
-                f"{sandbox.isolation()})"
+                f"{sandbox.isolation()})",
+                by="harness",
             )
         if isinstance(target, AgentBinary):
             # A target that names real binaries runs them against a loopback fake,
             # unless the case needs what no fake can give a binary offline.
             beyond = request.beyond_offline()
             if beyond is not None:
-                raise Skipped(beyond)
+                raise Skipped(beyond, by="scenario")
             binary = target.binary(request.cli)
             return run_case(request, model_script(scenario), binary, confine=confine)
         # The reference targets answer with the reference models of the CLIs.

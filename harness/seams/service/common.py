@@ -21,7 +21,7 @@ from harness.catalogue.outcome import ProviderCall
 from harness.catalogue.scenario import Json, ProviderExpectation
 from harness.catalogue.seam import Report
 from harness.exceptions import ServiceFailed
-from harness.seams.compare import Mismatch, provider_mismatches, show
+from harness.seams.compare import Mismatch, json_equal, provider_mismatches, show
 from harness.targets.http import Connection, Reply
 from harness.targets.workspace import Workspace
 
@@ -131,11 +131,8 @@ def maybe(value: Any) -> Json | None:
 
 
 def equal(field: str, want: Any, got: Any) -> Iterator[Mismatch]:
-    """
-    Deep equality as JSON sees it: key order aside, ``true`` is not ``1`` and
-    ``1.0`` is not ``1`` (Python's ``==`` would let both through).
-    """
-    if got is MISSING or show(want) != show(got):
+    """``got`` is ``want`` as JSON sees it (`json_equal`, as on every seam); missing never is."""
+    if got is MISSING or not json_equal(want, got):
         yield Mismatch(field, show(want), shown(got))
 
 

@@ -24,6 +24,7 @@ import providers_fake
 from harness.catalogue.outcome import ProviderCall
 from harness.catalogue.scenario import Json, ProviderExpectation
 from harness.catalogue.seam import Report
+from harness.seams import promises
 from harness.seams.agent_cli import provider_expectation
 from harness.seams.compare import Mismatch
 from harness.seams.service import common
@@ -102,6 +103,23 @@ class T3Outcome:
         return f"task {common.at(status, 'status')}, typedResult {common.at(status, 'typedResult')}"
 
 
+#: What every T3 expectation pins (`harness.seams.promises`).
+DECISIVE = (
+    promises.Decisive(("status", "error"), "how the delegation ends"),
+    promises.Decisive(
+        ("typed_result",), "what the parent reads", lambda r, e: e.get("status") == "completed"
+    ),
+    promises.Decisive(("launches",), "whether the agent CLI ran"),
+)
+#: Terms of art a T3 description may name, and the check each calls for.
+PHRASES = (
+    promises.Phrase(r"\btypedResult\b", ("typed_result",)),
+    promises.Phrase(r"\bcanEnforceResultSchema\b", ("capabilities",)),
+    promises.Phrase(r"\bdelegatedResultSchema\b", ("thread_schema",)),
+    promises.Phrase(r"\boutputFormat\b|\boutputSchema\b", ("options", "options_unset")),
+)
+
+
 class T3:
     """See the module docstring."""
 
@@ -120,6 +138,7 @@ class T3:
         if scripted > len(request.get("follow_ups", ())):
             report(("provider", "follow_ups"), "more follow-up scripts than request.follow_ups")
         common.check_options(doc, report)
+        promises.check(doc, DECISIVE, PHRASES, report)
 
     def request(self, raw: dict[str, Any]) -> T3Request:
         schema = Json.of(raw["result_schema"]) if "result_schema" in raw else None

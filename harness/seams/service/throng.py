@@ -10,7 +10,7 @@ A2A artifact, in the shape the scenario chose, or a failed turn's message.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 from urllib.parse import quote
@@ -19,8 +19,9 @@ from harness.catalogue.outcome import ProviderCall
 from harness.catalogue.scenario import Json, ProviderExpectation
 from harness.catalogue.seam import Report
 from harness.exceptions import ServiceFailed
+from harness.seams import promises
 from harness.seams.agent_cli import provider_expectation
-from harness.seams.compare import Mismatch, show
+from harness.seams.compare import Mismatch, json_equal, show
 from harness.seams.service import common
 from harness.targets.http import Connection
 from harness.targets.workspace import Workspace
@@ -102,6 +103,38 @@ class ThrongOutcome:
         return f"initialise {self.status}, {state}"
 
 
+def _published(request: Mapping[str, Any], expect: Mapping[str, Any]) -> bool:
+    return "turn" in request and expect.get("turn") == "completed"
+
+
+#: What every Throng expectation pins (`harness.seams.promises`).
+DECISIVE = (
+    promises.Decisive(("status",), "what initialise answers"),
+    promises.Decisive(("errors",), "which fields a 400 names", lambda r, e: e.get("status") == 400),
+    promises.Decisive(
+        ("turn_error", "turn_error_contains"),
+        "why the turn failed",
+        lambda r, e: e.get("turn") == "failed",
+    ),
+    promises.Decisive(("parts",), "what the turn publishes", _published),
+    # A failed turn may fail before or after launching the agent (an invalid schema
+    # is refused by the SDK or by the CLI it starts), so only a published turn pins it.
+    promises.Decisive(("launches",), "a published turn ran the agent", _published),
+)
+#: Terms of art a Throng description may name, and the check each calls for.
+PHRASES = (
+    promises.Phrase(r"\b(400|202)\b", ("status",), promises.number(), among=True),
+    promises.Phrase(r"\bdata part\b", ("parts",)),
+    promises.Phrase(
+        r"\bfails? the turn\b|\bturn fails\b|\bturn (?:is )?failed\b|\bfailed turn\b",
+        ("turn",),
+        lambda m: "failed",
+    ),
+    promises.Phrase(r"Structured output retries exhausted", ("turn_error", "turn_error_contains")),
+    promises.Phrase(r"\boutputFormat\b", ("options", "options_unset")),
+)
+
+
 class Throng:
     """See the module docstring."""
 
@@ -122,6 +155,7 @@ class Throng:
                 if name in doc["expect"]:
                     report(("expect", name), "expects a turn, but request.turn is not given")
         common.check_options(doc, report)
+        promises.check(doc, DECISIVE, PHRASES, report)
 
     def request(self, raw: dict[str, Any]) -> ThrongRequest:
         turn = None
@@ -258,7 +292,7 @@ def _mismatches(expect: ThrongExpectation, actual: ThrongOutcome) -> Iterator[Mi
 def _errors(want: tuple[FieldError, ...], body: Any) -> Iterator[Mismatch]:
     """The 400 body names exactly the expected fields, in order; reasons when given."""
     fields = [common.at(entry, "field") for entry in body] if isinstance(body, list) else None
-    if fields != [e.field for e in want]:
+    if fields is None or not json_equal([e.field for e in want], fields):
         expected = [{"field": e.field} for e in want]
         yield Mismatch("errors", show(expected), common.shown(body))
         return
