@@ -23,6 +23,9 @@ else
 REAL_CLIS   :=
 REAL_TARGET :=
 endif
+# The validator the reference model of Claude Code asks: the Ajv the binary bundles.
+CLAUDE_AJV       := harness/systems/claude/ajv
+CLAUDE_AJV_STAMP := $(CLAUDE_AJV)/node_modules/.installed
 # Targets beside the reference: adaptors we did not write, each with a baseline.
 TARGETS := --target reference \
            $(REAL_TARGET) \
@@ -30,7 +33,7 @@ TARGETS := --target reference \
            --target "claude-agent-sdk=cmd:$(BIN)/python examples/sdk-shims/claude_agent_sdk_shim.py" \
            --target "codex-sdk=cmd:node $(SDK_CODEX)/shim.mjs"
 
-.PHONY: run test lint typecheck bench mutants fuzz clean real-clis
+.PHONY: run test lint typecheck bench mutants fuzz clean real-clis ajv
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -46,16 +49,24 @@ $(SDK_CODEX_STAMP): $(SDK_CODEX)/package-lock.json
 	npm ci --prefix $(SDK_CODEX) --omit=optional --no-audit --no-fund --loglevel=error
 	touch $(SDK_CODEX_STAMP)
 
+$(CLAUDE_AJV_STAMP): $(CLAUDE_AJV)/package-lock.json
+	npm ci --prefix $(CLAUDE_AJV) --no-audit --no-fund --loglevel=error
+	touch $(CLAUDE_AJV_STAMP)
+
+# The reference model of Claude Code's validator, on its own (the harness names this
+# command when it is missing).
+ajv: $(CLAUDE_AJV_STAMP)
+
 # The pinned real claude and codex binaries, installed outside the repository;
 # the tests drive them against the fake model APIs.
 real-clis:
 	sh scripts/install-real-clis.sh
 
-run: $(STAMP) $(NODE_STAMP) $(SDK_CODEX_STAMP) $(REAL_CLIS)
+run: $(STAMP) $(NODE_STAMP) $(SDK_CODEX_STAMP) $(CLAUDE_AJV_STAMP) $(REAL_CLIS)
 	$(BIN)/harness lint scenarios
 	$(BIN)/harness run scenarios $(TARGETS) --allow-exec --baselines baselines --reports reports
 
-test: $(STAMP) $(NODE_STAMP) $(SDK_CODEX_STAMP) $(REAL_CLIS)
+test: $(STAMP) $(NODE_STAMP) $(SDK_CODEX_STAMP) $(CLAUDE_AJV_STAMP) $(REAL_CLIS)
 	$(BIN)/ruff check harness providers_fake tests examples
 	$(BIN)/mypy
 	$(BIN)/pytest -n 2 --cov --cov-report=term:skip-covered
@@ -82,4 +93,5 @@ fuzz: $(STAMP)
 	$(BIN)/harness fuzz --seam model-api --cli codex --target reference --against reference-inproc --examples 300 --seed 1
 
 clean:
-	rm -rf $(VENV) build *.egg-info $(NODE_EXAMPLE)/node_modules $(SDK_CODEX)/node_modules
+	rm -rf $(VENV) build *.egg-info $(NODE_EXAMPLE)/node_modules $(SDK_CODEX)/node_modules \
+		$(CLAUDE_AJV)/node_modules

@@ -161,3 +161,38 @@ class ServiceFailed(HarnessError):
 
     def __str__(self) -> str:
         return self.reason
+
+
+@dataclass(frozen=True)
+class ValidatorUnavailable(HarnessError):
+    """
+    The reference model of Claude Code cannot reach its validator (Node and
+    the pinned Ajv, `harness.systems.claude.validator`): each case that needs
+    it is errored with this reason, which names the command that installs it.
+    """
+
+    reason: str
+
+    def __str__(self) -> str:
+        return self.reason
+
+
+@dataclass(frozen=True)
+class ValidationTimedOut(HarnessError):
+    """
+    One answer of Claude Code's validator took longer than its watchdog: a
+    ``pattern`` that backtracks catastrophically, most likely.  The binary's
+    regular-expression engine gives up after a backtracking budget and
+    reports no match; Node has no such budget, so the case is errored with
+    this reason rather than left to hang.
+    """
+
+    seconds: float
+    doing: str
+
+    def __str__(self) -> str:
+        return (
+            f"Claude Code's validator spent more than {self.seconds:g}s {self.doing} and was "
+            "stopped (a pattern that backtracks catastrophically? the binary gives up after a "
+            "backtracking budget and reports no match; Node has no such budget)"
+        )

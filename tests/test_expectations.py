@@ -262,13 +262,13 @@ def test_a_cli_that_ends_a_broken_stream_at_once_fails(
     assert execute(case, reference).status == "passed"
     original = loop._Loop.settled
 
-    def settled(self: loop._Loop, turn: Any, answer: wire.Answer, schema: dict[str, Any]) -> bool:
+    def settled(self: loop._Loop, turn: Any, answer: wire.Answer) -> bool:
         calls = [b for b in answer.blocks if b.get("type") == "tool_use"]
         if answer.midstream_error and not calls:
-            self.answered(answer, schema)
-            self.event("result", {})
+            self.answered(turn, answer)
+            self.result({})
             return True
-        return original(self, turn, answer, schema)
+        return original(self, turn, answer)
 
     monkeypatch.setattr(loop._Loop, "settled", settled)
     result = execute(case, targets.create("reference-inproc"))

@@ -407,13 +407,14 @@ def test_an_unknown_tag_lists_the_known_ones(capsys: pytest.CaptureFixture[str])
     codex = str(SCENARIOS / "agent-cli/codex")
     assert main(["run", codex, "--tag", "codx", "--reports", ""]) == 2
     assert capsys.readouterr().err == (
-        "harness: unknown tag 'codx' (did you mean 'codex'?) (known: capture, codex, failure)\n"
+        "harness: unknown tag 'codx' (did you mean 'codex'?) "
+        "(known: capture, choice, codex, failure)\n"
     )
     assert main(["list", codex, "--tag", "nope"]) == 2
-    assert "(known: capture, codex, failure)" in capsys.readouterr().err
+    assert "(known: capture, choice, codex, failure)" in capsys.readouterr().err
     assert main(["list", codex, "--tags"]) == 0
     tags = [line.split()[0] for line in capsys.readouterr().out.splitlines()]
-    assert tags == ["capture", "codex", "failure"]
+    assert tags == ["capture", "choice", "codex", "failure"]
 
 
 def test_a_raw_byte_is_written_as_a_surrogate_escape() -> None:

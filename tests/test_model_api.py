@@ -307,9 +307,11 @@ def test_missing_real_clis_error_with_the_install_command(
 def test_show_prints_the_model_script(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["show", "model-claude-exhausted-env2", str(MODEL_API)]) == 0
     out = capsys.readouterr().out
-    assert "env MAX_STRUCTURED_OUTPUT_RETRIES=2" in out
-    assert "model script (one step per request):" in out
-    assert "requests: 2" in out
+    # What the user wrote, as written: the environment, the model script, the counts.
+    assert "claude/exhausted-env2.yaml, lines 1-" in out
+    assert "    MAX_STRUCTURED_OUTPUT_RETRIES: '2'\n" in out
+    assert "  model_script:\n" in out
+    assert "  requests: 2\n" in out
 
 
 @pytest.mark.subprocess

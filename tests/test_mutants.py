@@ -149,3 +149,13 @@ def test_the_listed_equivalents_are_well_formed() -> None:
     keys = {m.key for m, _ in runner.all_mutants(runner.MODULES)}
     # Every listed mutant exists (whether it still survives is make mutants' job).
     assert set(equivalents.reasons) <= keys
+
+
+def test_install_leaves_other_constants_of_the_same_value_alone(module: str) -> None:
+    from harness.systems.claude import loop  # noqa: PLC0415
+
+    before = loop.OVERLOADS_BEFORE_FALLBACK
+    assert before == 3  # the same small integer object as the subject's LIMIT
+    mutant, source = _mutant(module, "[constant] 3 -> 4")
+    install(mutant, source)  # type: ignore[arg-type]
+    assert loop.OVERLOADS_BEFORE_FALLBACK == 3

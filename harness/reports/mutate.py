@@ -347,19 +347,25 @@ def _rebind(mutant: Mutant, tree: ast.Module, live: types.ModuleType, owner: Any
             old = getattr(owner, name)
             setattr(owner, name, namespace[name])
             if owner is live:
-                _everywhere(old, namespace[name])
+                _everywhere(name, old, namespace[name])
         return
     raise ValueError(f"no assignment at line {mutant.line} of {mutant.path}")
 
 
-def _everywhere(old: object, new: object) -> None:
-    """Rebind ``old`` to ``new`` in every harness module that copied it by import."""
+def _everywhere(name: str, old: object, new: object) -> None:
+    """
+    Rebind ``name`` to ``new`` in every harness module that copied it by import.
+
+    The name must match as well as the value: small integers and short strings
+    are shared objects, so identity alone would also rebind every unrelated
+    constant that happens to hold the same value (a mutant of one module's
+    ``3`` would change another's).
+    """
     for module in list(sys.modules.values()):
         if module is None or not module.__name__.startswith("harness"):
             continue
-        for name, value in list(vars(module).items()):
-            if value is old:
-                setattr(module, name, new)
+        if vars(module).get(name) is old:
+            setattr(module, name, new)
 
 
 def module_source(module: str) -> tuple[str, Path]:

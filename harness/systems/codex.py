@@ -1,12 +1,13 @@
 """
 A reference model of ``codex exec --json --output-schema FILE`` towards the model API.
 
-Codex 0.169.0 (as the real-CLI captures show it) sends the schema as a strict
-``text.format`` of one ``POST /v1/responses`` request (SSE), validates
-nothing itself, and prints each completed output message as an
-``agent_message`` item.  An HTTP error becomes an ``error`` line carrying the
-response body as it came, then ``turn.failed``; a ``response.failed`` in the
-stream becomes ``stream disconnected before completion: MESSAGE``, then
+Codex 0.169.0 (as the real-CLI captures and probes show it) sends the schema
+as a strict ``text.format`` of one ``POST /v1/responses`` request (SSE),
+validates nothing itself, and prints each completed output message as an
+``agent_message`` item (a reasoning summary as a ``reasoning`` item).  An
+HTTP error becomes an ``error`` line in codex's words for its status
+(`_http_error`), then ``turn.failed``; a ``response.failed`` in the stream
+becomes ``stream disconnected before completion: MESSAGE``, then
 ``turn.failed``; both end with exit status 1.  Retries are off, as in the
 captures (the provider's ``request_max_retries`` and ``stream_max_retries``
 are 0), so exactly one request is made.
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -37,8 +39,8 @@ if TYPE_CHECKING:
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 FORMAT_NAME = "codex_output_schema"
-#: Where the schema file is, as reports show it: the real run's folder is masked as <work>.
-SCHEMA_FILE = "<work>/schema.json"
+#: The schema file's name in the run's throwaway folder (as `realcli` lays it out).
+SCHEMA_FILE = "schema.json"
 #: The exit code of a run killed at its caller's timeout (SIGKILL).
 KILLED = -9
 
@@ -113,18 +115,25 @@ def run_codex(
     base_url: str = OPENAI_BASE_URL,
     seed: str = "reference",
     timeout: float | None = None,
+    workdir: Path | None = None,
     version: str | None = None,
 ) -> CodexRun:
     """
     One ``codex exec --json --output-schema FILE -m MODEL PROMPT`` run; with
     ``timeout`` it is killed when that passes (what was printed stays, exit -9).
+    ``workdir`` is the run's throwaway folder: the schema file is written there
+    and the working directory is its ``probe`` folder, as for the real binary.
     ``version`` picks the release modelled (`harness.systems.profiles.CODEX`).
     """
+    folder = workdir or Path("/work")
+    schema_file = folder / SCHEMA_FILE
+    if workdir is not None:
+        schema_file.write_text(schema)
     try:
         schema_value = json.loads(schema)
     except ValueError as error:
         reason = serde_message(schema, error)
-        message = f"Output schema file {SCHEMA_FILE} is not valid JSON: {reason}\n"
+        message = f"Output schema file {schema_file} is not valid JSON: {reason}\n"
         return CodexRun(1, b"", message)
     argv = ["exec", "--json", "--skip-git-repo-check", "-m", model, prompt]
     parsed = CLI.parse(argv)
@@ -133,7 +142,7 @@ def run_codex(
         CLI,
         parsed=parsed,
         env=dict(env or {}),
-        cwd="/work",
+        cwd=str(folder / "probe"),
         prompt=prompt,
         ids=Ids(seed, "codex"),
         out=out,
@@ -168,34 +177,74 @@ def run_codex(
 
 #: What codex 0.169.0 says when the connection closes in the middle of the body.
 CUT_STREAM = "Transport error: network error: error decoding response body"
-#: Its words for any 5xx (the body is not shown).
+#: Its words for a 500 (the body is not shown).
 SERVER_BUSY = "We\u2019re currently experiencing high demand, which may cause temporary errors."
-_REASONS = {429: "Too Many Requests"}
+#: The reason phrases of Rust's ``http`` crate, which codex prints with a status.
+REASONS = {
+    400: "Bad Request", 401: "Unauthorized", 402: "Payment Required", 403: "Forbidden",
+    404: "Not Found", 405: "Method Not Allowed", 406: "Not Acceptable",
+    407: "Proxy Authentication Required", 408: "Request Timeout", 409: "Conflict", 410: "Gone",
+    411: "Length Required", 412: "Precondition Failed", 413: "Payload Too Large",
+    414: "URI Too Long", 415: "Unsupported Media Type", 416: "Range Not Satisfiable",
+    417: "Expectation Failed", 418: "I'm a teapot", 421: "Misdirected Request",
+    422: "Unprocessable Entity", 423: "Locked", 424: "Failed Dependency",
+    426: "Upgrade Required", 428: "Precondition Required", 429: "Too Many Requests",
+    431: "Request Header Fields Too Large", 451: "Unavailable For Legal Reasons",
+    500: "Internal Server Error", 501: "Not Implemented", 502: "Bad Gateway",
+    503: "Service Unavailable", 504: "Gateway Timeout", 505: "HTTP Version Not Supported",
+    506: "Variant Also Negotiates", 507: "Insufficient Storage", 508: "Loop Detected",
+    510: "Not Extended", 511: "Network Authentication Required",
+}  # fmt: skip
+
+
+def _api_error(text: str) -> dict[str, Any]:
+    try:
+        body = json.loads(text)
+    except ValueError:
+        return {}
+    error = body.get("error") if isinstance(body, dict) else None
+    return error if isinstance(error, dict) else {}
 
 
 def _http_error(response: httpx.Response) -> str:
     """
-    The message of codex's error line for an HTTP error, retries off: a 4xx body
-    verbatim, a 429 as exhausted retries naming the request id, a 5xx as high demand.
+    The message of codex's error line for an HTTP error, retries off (probed):
+    a 400's body verbatim, a 429 as exhausted retries, a 500 as high demand, an
+    unknown model by the API's message, anything else as an unexpected status
+    naming the API's message (or the body), the URL and the request id.
     """
     text = response.read().decode(errors="replace")
     status = response.status_code
+    request = response.headers.get("x-request-id", "")
+    error = _api_error(text)
+    if status == 400:
+        return text
     if status == 429:
-        request = response.headers.get("x-request-id", "")
-        return (
-            f"exceeded retry limit, last status: {status} {_REASONS[status]}, request id: {request}"
-        )
-    if status >= 500:
+        return f"exceeded retry limit, last status: 429 Too Many Requests, request id: {request}"
+    if status == 500:
         return SERVER_BUSY
-    return text
+    message = error.get("message")
+    if status == 404 and error.get("code") == "model_not_found" and isinstance(message, str):
+        return message
+    shown = message if isinstance(message, str) else (text or "Unknown error")
+    reason = REASONS.get(status, "<unknown status code>")
+    return (
+        f"unexpected status {status} {reason}: {shown}, url: {response.request.url}, "
+        f"request id: {request}"
+    )
 
 
 def _stream(renderer: CodexRenderer, response: httpx.Response) -> None:
     try:
         for event in _sse(response.iter_lines()):
             kind = event.get("type")
-            if kind == "response.output_item.done" and event["item"].get("type") == "message":
-                renderer.event("agent_message", _message_text(event["item"]))
+            item = event.get("item") if kind == "response.output_item.done" else None
+            if isinstance(item, dict) and item.get("type") == "message":
+                renderer.event("agent_message", _message_text(item))
+            elif isinstance(item, dict) and item.get("type") == "reasoning":
+                summary = item.get("summary") or []
+                text = "".join(p.get("text", "") for p in summary if isinstance(p, dict))
+                renderer.event("reasoning", text)
             elif kind == "response.failed":
                 error = event.get("response", {}).get("error") or {}
                 message = f"stream disconnected before completion: {error.get('message', '')}"

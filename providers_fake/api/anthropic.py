@@ -10,10 +10,11 @@ the same message as one JSON object (Claude Code falls back to them after a
 broken stream).
 
 Ids are numbered by request (``msg_3`` / ``toolu_3`` answer the fourth
-request) and usage carries only the two token counts, 10 in and 5 out by
-default: that is what the fake behind the real-CLI captures sent, and the CLI
-copies these values into the lines it prints, so any other choice would make
-the real CLI's stdout differ from the captures.
+request; a second call in one answer is ``toolu_b3_01``, see `tool_id`) and
+usage carries only the two token counts, 10 in and 5 out by default: that is
+what the fake behind the real-CLI captures sent, and the CLI copies these
+values into the lines it prints, so any other choice would make the real
+CLI's stdout differ from the captures.
 """
 
 from __future__ import annotations
@@ -85,9 +86,24 @@ def _blocks(step: Answer, index: int) -> list[dict[str, object]]:
         blocks.append({"type": "thinking", "thinking": step.thinking, "signature": f"sig_{index}"})
     blocks.extend({"type": "text", "text": text} for text in step.texts)
     for number, tool in enumerate(step.tools):
-        tool_id = f"toolu_{index}" if number == 0 else f"toolu_{index}_{number}"
-        blocks.append({"type": "tool_use", "id": tool_id, "name": tool.name, "input": tool.input})
+        call_id = tool_id(index, number)
+        blocks.append({"type": "tool_use", "id": call_id, "name": tool.name, "input": tool.input})
+    blocks.extend({"type": "text", "text": text} for text in step.texts_after)
     return blocks
+
+
+def tool_id(index: int, number: int) -> str:
+    """
+    The id of the ``number``-th call (0-based) in the answer to request ``index``.
+
+    No id of one answer is a prefix of another's: Claude Code 2.1.328 pairs
+    results with calls by prefix, so with ``toolu_0`` and ``toolu_0_1`` it sends
+    "[Tool result missing due to internal error]" for the second call and
+    merges the results (probed).  The first call keeps the captures' ``toolu_N``;
+    later ones differ from it at the first character after ``toolu_`` and have
+    a fixed-width number.
+    """
+    return f"toolu_{index}" if number == 0 else f"toolu_b{index}_{number:02d}"
 
 
 def _stop_reason(step: Answer) -> str:

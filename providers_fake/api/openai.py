@@ -70,15 +70,7 @@ def _items(step: Answer, index: int) -> list[tuple[dict[str, object], str]]:
         }
         items.append((reasoning, step.thinking))
     for number, text in enumerate(step.texts):
-        part = {"type": "output_text", "annotations": [], "logprobs": [], "text": text}
-        message: dict[str, object] = {
-            "id": f"msg_{index}_{number}",
-            "type": "message",
-            "status": "completed",
-            "content": [part],
-            "role": "assistant",
-        }
-        items.append((message, text))
+        items.append(_message(index, number, text))
     for number, tool in enumerate(step.tools):
         arguments = dumps(tool.input)
         call: dict[str, object] = {
@@ -90,7 +82,21 @@ def _items(step: Answer, index: int) -> list[tuple[dict[str, object], str]]:
             "name": tool.name,
         }
         items.append((call, arguments))
+    for number, text in enumerate(step.texts_after, start=len(step.texts)):
+        items.append(_message(index, number, text))
     return items
+
+
+def _message(index: int, number: int, text: str) -> tuple[dict[str, object], str]:
+    part = {"type": "output_text", "annotations": [], "logprobs": [], "text": text}
+    message: dict[str, object] = {
+        "id": f"msg_{index}_{number}",
+        "type": "message",
+        "status": "completed",
+        "content": [part],
+        "role": "assistant",
+    }
+    return message, text
 
 
 def _response(request: dict[str, object], index: int, status: str) -> dict[str, object]:

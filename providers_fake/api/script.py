@@ -46,10 +46,10 @@ class Answer:
     """
     A 200 answer: content blocks (Anthropic) or output items (OpenAI).
 
-    Order on the wire is thinking, texts, tools, which is the order a model
-    writes them in.  ``midstream_error`` breaks the stream with an SSE
-    ``error`` (Anthropic) or ``response.failed`` (OpenAI) after the complete
-    blocks; ``error_payload`` replaces that API's default error object.
+    Order on the wire is thinking, texts, tools, then ``texts_after`` (prose a
+    model writes after its calls, in the same message).  ``midstream_error``
+    breaks the stream with an SSE ``error`` (Anthropic) or ``response.failed``
+    (OpenAI) after the complete blocks; ``error_payload`` replaces that API's default error object.
     ``truncate_after`` cuts the connection after that many SSE events.
     ``stop_reason`` and the token counts override the defaults (``tool_use``
     or ``end_turn``, and the figures behind the captures); ``headers`` are
@@ -59,6 +59,7 @@ class Answer:
     texts: tuple[str, ...] = ()
     tools: tuple[ToolUse, ...] = ()
     thinking: str | None = None
+    texts_after: tuple[str, ...] = ()
     midstream_error: bool = False
     error_payload: Mapping[str, object] | None = None
     truncate_after: int | None = None
@@ -183,6 +184,8 @@ _ANSWER_KEYS = frozenset(
         "tool_name",
         "text",
         "texts",
+        "text_after",
+        "texts_after",
         "thinking",
         "midstream_error",
         "truncate_after",
@@ -221,6 +224,11 @@ def step_from_json(raw: object, where: str) -> Step:
         texts.append(_typed(raw["text"], str, f"{where}.text"))
     for item in _typed(raw.get("texts", []), list, f"{where}.texts"):
         texts.append(_typed(item, str, f"{where}.texts[]"))
+    after: list[str] = []
+    if "text_after" in raw:
+        after.append(_typed(raw["text_after"], str, f"{where}.text_after"))
+    for item in _typed(raw.get("texts_after", []), list, f"{where}.texts_after"):
+        after.append(_typed(item, str, f"{where}.texts_after[]"))
     name = _typed(raw.get("tool_name", STRUCTURED_OUTPUT), str, f"{where}.tool_name")
     tools = [ToolUse(raw["tool"], name)] if "tool" in raw else []
     for item in _typed(raw.get("tools", []), list, f"{where}.tools"):
@@ -239,6 +247,7 @@ def step_from_json(raw: object, where: str) -> Step:
         texts=tuple(texts),
         tools=tuple(tools),
         thinking=_optional(raw.get("thinking"), str, f"{where}.thinking"),
+        texts_after=tuple(after),
         midstream_error=midstream is not False,
         error_payload=payload,
         truncate_after=truncate,
@@ -296,5 +305,6 @@ def steps_summary(steps: Sequence[Step]) -> str:
         else:
             kinds = ["thinking"] if step.thinking is not None else []
             kinds += ["text"] * len(step.texts) + [t.name for t in step.tools]
+            kinds += ["text"] * len(step.texts_after)
             parts.append("+".join(kinds) or "empty")
     return ", ".join(parts)

@@ -272,13 +272,51 @@ def serde_message(text: str, error: ValueError) -> str:
             return f"expected ident at {_serde_place(text, start + wrong)}"
         if len(given) < len(word):
             return f"EOF while parsing a value at {_serde_place(text, start + len(given) - 1)}"
-    if error.pos >= len(text.rstrip()):
-        return f"EOF while parsing a value at {_serde_place(text, len(text.rstrip()) - 1)}"
+    if error.pos >= len(text.rstrip()) or error.msg.startswith("Unterminated string"):
+        return f"EOF while parsing {_open_at_end(text)} at {_serde_place(text, len(text) - 1)}"
     before = text[: error.pos].rstrip()
     if before.endswith(",") and text[error.pos : error.pos + 1] in ("]", "}"):
         return f"trailing comma at {_serde_place(text, error.pos)}"
     message = _SERDE_WORDING.get(error.msg) or error.msg[:1].lower() + error.msg[1:]
     return f"{message} at line {error.lineno} column {error.colno}"
+
+
+def _open_at_end(text: str) -> str:
+    """
+    What serde_json was in the middle of when ``text`` ran out: "an object"
+    while it waits for a key, a colon, a comma or ``}``, "a list" after ``[``
+    or an item, "a string" inside one, else "a value".
+    """
+    stack: list[str] = []
+    wants_value = True
+    inside = escaped = False
+    for char in text:
+        if inside:
+            inside = escaped or char != '"'
+            escaped = not escaped and char == "\\"
+            if not inside:
+                wants_value = False
+        elif char == '"':
+            inside = True
+        elif char in "{[":
+            stack.append(char)
+            wants_value = char == "["
+        elif char in "}]":
+            stack = stack[:-1]
+            wants_value = False
+        elif char == ":":
+            wants_value = True
+        elif char == ",":
+            wants_value = bool(stack) and stack[-1] == "["
+        elif not char.isspace():
+            wants_value = False
+    if inside:
+        return "a string"
+    if not stack:
+        return "a value"
+    if stack[-1] == "{":
+        return "a value" if wants_value and text.rstrip().endswith(":") else "an object"
+    return "a list" if text.rstrip().endswith("[") or not wants_value else "a value"
 
 
 def _serde_place(text: str, offset: int) -> str:

@@ -18,8 +18,17 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
-_encode_string = json.encoder.encode_basestring
+_LONE_SURROGATE = re.compile(
+    r"[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]"
+)
+
+
+def _encode_string(text: str) -> str:
+    """A JSON string as JSON.stringify writes it: a lone surrogate as its escape (ES2019)."""
+    encoded = json.encoder.encode_basestring(text)
+    return _LONE_SURROGATE.sub(lambda found: f"\\u{ord(found[0]):04x}", encoded)
 
 
 def js_number(value: float) -> str:

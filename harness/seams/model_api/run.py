@@ -9,10 +9,11 @@ share a port: the loopback server binds 127.0.0.1 on an OS-chosen one).
 from __future__ import annotations
 
 import json
+import os
 import re
 import tempfile
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -35,7 +36,10 @@ if TYPE_CHECKING:
 
 
 #: What the real run's throwaway folder and the fake API's address are shown as.
-WORK, GATEWAY = "<work>", "<fake-api>"
+WORK, WORK_SLUG, GATEWAY = "<work>", "<work-slug>", "<fake-api>"
+#: The port the reference models' in-process API answers on (nothing listens there:
+#: respx answers in process); masked like the loopback fake's port.
+REFERENCE_PORT = 47_013
 #: What a log line's timestamp on a real CLI's stderr is shown as.
 LOG_TIME = "<time>"
 _LOG_TIME = re.compile(r"\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z\b")
@@ -58,11 +62,8 @@ def run_case(
         run, mark = _REAL[request.cli](binary, server, request, jail)
     # Per-run names the CLI prints: its throwaway folder (codex names its schema
     # file there) and the fake's port (claude names the "inference gateway").
-    masks = [(run.workdir, WORK)] if run.workdir else []
-    masks.append((f"{LOOPBACK}:{server.port}", GATEWAY))
-    stdout, stderr = run.stdout, run.stderr.decode(errors="replace")
-    for real, shown in masks:
-        stdout, stderr = stdout.replace(real.encode(), shown.encode()), stderr.replace(real, shown)
+    masks = _masks(run.workdir, server.port)
+    stdout, stderr = _masked(masks, run.stdout), _masked(masks, run.stderr.decode(errors="replace"))
     # Codex stamps its log lines (an unsupported tool call, say) with the time of day.
     stderr = _LOG_TIME.sub(LOG_TIME, stderr)
     lines = parse_lines(stdout)
@@ -73,11 +74,42 @@ def run_case(
         timed_out=run.timed_out,
         lines=lines,
         final=final_result(request.cli, lines),
-        requests=tuple(SeenRequest.of(r) for r in server.fake.requests[mark:]),
+        requests=tuple(_seen(masks, r) for r in server.fake.requests[mark:]),
         files=run.files,
         adaptor=adaptor_view(request, run.exit_code, stdout, stderr, run.timed_out),
         earlier=run.earlier,
     )
+
+
+def _masks(workdir: str, port: int) -> list[tuple[str, str]]:
+    # Claude Code also names its project folder after the working directory, every
+    # character but letters and digits a dash (tool-results/ paths under HOME).
+    slug = "".join(c if c.isalnum() else "-" for c in workdir)
+    masks = [(workdir, WORK), (slug, WORK_SLUG)] if workdir else []
+    return [*masks, (f"{LOOPBACK}:{port}", GATEWAY)]
+
+
+def _masked(masks: list[tuple[str, str]], value: Any) -> Any:
+    """``value`` with each per-run name replaced by its mask, in every string it holds."""
+    if isinstance(value, bytes):
+        for real, shown in masks:
+            value = value.replace(real.encode(), shown.encode())
+        return value
+    if isinstance(value, str):
+        for real, shown in masks:
+            value = value.replace(real, shown)
+        return value
+    if isinstance(value, dict):
+        return {_masked(masks, k): _masked(masks, v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_masked(masks, v) for v in value]
+    return value
+
+
+def _seen(masks: list[tuple[str, str]], record: Any) -> SeenRequest:
+    # What a CLI sends names its folder too (a command's output, a refusal's path).
+    seen = SeenRequest.of(record)  # every field kept: a side request stays one
+    return replace(seen, messages_after_prompt=_masked(masks, seen.messages_after_prompt))
 
 
 def _confined(argv: list[str], folder: Path, env: Mapping[str, str]) -> list[str]:
@@ -159,6 +191,10 @@ def run_reference(
     """
     One run of the reference model of the CLI, in process, against a fresh
     fake; ``versions`` picks each model's version profile (the pins by default).
+
+    The model is set up as the real binary is (`realcli`): a throwaway folder
+    holding its working directory, HOME and TMPDIR, the same environment, an
+    API on the loopback address; what it prints is masked the same way.
     """
     with tempfile.TemporaryDirectory(prefix="reference-cli-") as scratch:
         return _run_reference(request, script, seed, Path(scratch), versions or {})
@@ -174,33 +210,59 @@ def _run_reference(
     import httpx  # noqa: PLC0415 - only the reference target needs them
     import respx  # noqa: PLC0415
 
-    from providers_fake.api.inprocess import ANTHROPIC_BASE_URL, OPENAI_BASE_URL  # noqa: PLC0415
-
-    # Per CLI: where its API lives and how its reference model is run.
-    models: dict[str, tuple[str, Callable[..., _Session]]] = {
-        "claude": (ANTHROPIC_BASE_URL, _claude_session),
-        "codex": (OPENAI_BASE_URL, _codex_session),
+    # Per CLI: how its reference model is run.
+    models: dict[str, Callable[..., _Session]] = {
+        "claude": _claude_session,
+        "codex": _codex_session,
     }
-    base, model = models[request.cli]
+    base = f"http://{LOOPBACK}:{REFERENCE_PORT}"
+    cwd = workdir / "probe"
+    for folder in (cwd, workdir / "home", workdir / "tmp"):
+        folder.mkdir()
     fake = ScriptedModelAPI(script)
     with respx.mock(assert_all_called=False) as router, httpx.Client() as client:
         install_respx(router, fake, base)
-        session = model(client, request, seed, workdir, fake, version=versions.get(request.cli))
-        files = realcli.workdir_files(workdir)
+        session = models[request.cli](
+            client, request, seed, workdir, fake, base_url=base, version=versions.get(request.cli)
+        )
+        files = realcli.workdir_files(cwd)
     run = session.run
-    lines = parse_lines(run.stdout)
+    masks = _masks(str(workdir), REFERENCE_PORT)
+    stdout, stderr = _masked(masks, run.stdout), _masked(masks, run.stderr)
+    lines = parse_lines(stdout)
     return ModelApiOutcome(
         cli=request.cli,
         exit_code=run.exit_code,
-        stderr=run.stderr,
+        stderr=stderr,
         timed_out=run.timed_out,
-        adaptor=adaptor_view(request, run.exit_code, run.stdout, run.stderr, run.timed_out),
+        adaptor=adaptor_view(request, run.exit_code, stdout, stderr, run.timed_out),
         lines=lines,
         final=final_result(request.cli, lines),
-        requests=tuple(SeenRequest.of(r) for r in fake.requests[session.mark :]),
+        requests=tuple(_seen(masks, r) for r in fake.requests[session.mark :]),
         files=files,
         earlier=session.earlier,
     )
+
+
+def _cli_env(workdir: Path, base_url: str, request: ModelApiRequest) -> dict[str, str]:
+    """The environment `realcli` starts the real binary with, for this throwaway folder."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(workdir / "home"),
+        "TMPDIR": str(workdir / "tmp"),
+        "NO_PROXY": "127.0.0.1,localhost",
+        "no_proxy": "127.0.0.1,localhost",
+    }
+    if request.cli == "claude":
+        env.update(
+            {
+                "ANTHROPIC_BASE_URL": base_url,
+                "ANTHROPIC_API_KEY": "sk-ant-fake",
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+                "DISABLE_AUTOUPDATER": "1",
+            }
+        )
+    return {**env, **dict(request.env)}
 
 
 @dataclass(frozen=True)
@@ -219,6 +281,7 @@ def _claude_session(
     workdir: Path,
     fake: ScriptedModelAPI,
     *,
+    base_url: str,
     version: str | None,
 ) -> _Session:
     from harness.systems.claude.loop import run_claude  # noqa: PLC0415
@@ -230,13 +293,15 @@ def _claude_session(
             schema=request.schema,
             output_format=request.output_format,
             fallback_model=request.fallback_model,
-            env=dict(request.env),
+            env=_cli_env(workdir, base_url, request),
+            base_url=base_url,
             seed=seed,
             gates=dict(request.gates),
             refusal_fallback_model=request.refusal_fallback_model,
             resumed=resumed,
             allowed_tools=request.allowed_tools,
-            cwd=workdir,
+            cwd=workdir / "probe",
+            workdir=workdir,
             timeout=request.timeout,
             version=version,
         )
@@ -258,6 +323,7 @@ def _codex_session(
     workdir: Path,
     fake: ScriptedModelAPI,
     *,
+    base_url: str,
     version: str | None,
 ) -> _Session:
     from harness.systems.codex import run_codex  # noqa: PLC0415
@@ -267,9 +333,11 @@ def _codex_session(
         prompt=request.prompt,
         schema=request.schema,
         model=CODEX_MODEL,
-        env=dict(request.env),
+        env=_cli_env(workdir, base_url, request),
+        base_url=base_url + "/v1",
         seed=seed,
         timeout=request.timeout,
+        workdir=workdir,
         version=version,
     )
     return _Session(run)

@@ -3,61 +3,61 @@ A reference model of Claude Code's structured-output loop, towards the model API
 
 `run_claude` behaves like ``claude -p PROMPT --json-schema SCHEMA
 --output-format json|stream-json [--verbose] [--fallback-model M]`` (Claude
-Code 2.1.328, as the real-CLI captures show it): it checks the schema
-argument, offers the schema as the ``StructuredOutput`` tool, talks to
-``POST /v1/messages?beta=true`` with ``stream: true`` through the httpx client
-it is given (so it runs in process against the respx-installed fake), and
-drives the loop: validation of each call with every error in the CLI's
-wording, attempt counting, the enforce reminder, API retries, the model
-fallback and the mid-stream error.
+Code 2.1.328, as the real-CLI captures and probes of the binary show it): it
+checks the schema argument with the binary's own validator library
+(`validator`: refusals before launch, Ajv's strict-mode warnings on stderr),
+offers the schema as the ``StructuredOutput`` tool, talks to ``POST
+/v1/messages?beta=true`` through the httpx client it is given (so it runs in
+process against the respx-installed fake), and drives the loop: each answer
+shown and its calls run as they stream (`answer`), attempts counted, the
+enforce reminder, HTTP errors per status (`failures`), the model fallback,
+cut and broken streams, other tools (`tools`).
 
 What it prints is not built here: every step of the loop becomes one of the
-semantic events of the fake ``claude`` (`providers_fake.cli.claude.render`), whose
-renderer already prints capture-faithful lines and result objects.  Only the
-decisions are this module's.
+semantic events of the fake ``claude`` (`providers_fake.cli.claude.render`),
+whose renderer prints capture-faithful lines and result objects.  Only the
+decisions are this module's.  Everything it shows is derived from its
+inputs (its base URL, its working folder, its environment), so that a
+report masks it the way it masks the real binary's output.
 
 Beyond the captures, from seed 004 and probes of the real binary: the schema
-size guard and ``$async`` (SCH-10, in `providers_fake.cli.schemaflag`); a stream
-cut before ``message_stop`` is retried whole and its partial calls never count;
-prose broken by an SSE error is resumed three times; a ``refusal`` stop is
-continued once, then ends the run in error without the object; allowed Bash
-calls run for real; a ``--resume`` turn counts only its own calls (LOOP-12).
-Modelled from the seed alone, because they need remote configuration the real
-binary cannot be given offline (scenarios with them skip the real target and
-say why): the strict wire schema behind the ``tengu_structured_output_strict``
-gate (`harness.systems.claude.strict`, LOOP-09), the Foundry capability memory that strips
-it (LOOP-10), and the refusal fallback that tombstones the refused model's
-messages, counts their StructuredOutput calls and retracts their objects
-(LOOP-11, 13).
-
-Three 529s without ``--fallback-model`` end the run with the CLI's "Repeated 529
-Overloaded errors" message (probed).  Rules nothing pins, chosen here and tested
-as the model's own: a 429 or another 5xx gives up to 10 ``api_retry`` lines,
-then the API error result; a 400 other than the Foundry wording is not retried;
-a tool the run may not use is refused with an error tool_result.
+size guard and ``$async`` (SCH-10); a stream cut before ``message_stop`` is
+retried whole and its partial calls never count; prose broken by an SSE
+error is resumed three times; a ``refusal`` stop is continued once, then
+ends the run in error without the object; a ``--resume`` turn counts only
+its own calls (LOOP-12).  Modelled from the seed alone, because they need
+remote configuration the real binary cannot be given offline (scenarios
+with them skip the real target and say why; tests/test_offline_reach.py
+shows the binary ignoring every offline way in): the strict wire schema
+behind the ``tengu_structured_output_strict`` gate (`strict`, LOOP-09), the
+Foundry capability memory that strips it (LOOP-10), and the refusal
+fallback that tombstones the refused model's messages, counts their
+StructuredOutput calls and retracts their objects (LOOP-11, 13).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
+from harness.systems.claude import failures, strict, validator, wire
 from harness.systems.claude import profile as versions
-from harness.systems.claude import strict, wire
-from harness.systems.claude.ajv import check_output
+from harness.systems.claude.answer import Taking
 from harness.systems.claude.profile import ClaudeProfile
+from harness.systems.claude.tools import Bench
 from providers_fake.cli.base import Context
 from providers_fake.cli.claude import data
 from providers_fake.cli.claude.render import CLI, ClaudeRenderer
 from providers_fake.cli.ids import Ids
-from providers_fake.cli.schemaflag import parse_quietly
+from providers_fake.cli.jsonout import js_number
+from providers_fake.cli.schemaflag import check as check_flag
 from providers_fake.cli.types import Output
 
 TYPE_CHECKING = False
@@ -70,14 +70,20 @@ TOOL_NAME = wire.TOOL_NAME
 DEFAULT_ATTEMPTS = 5
 #: The exit code of a run killed at its caller's timeout (SIGKILL).
 KILLED = -9
-#: Retries of an overloaded / failing request before giving up (the api_retry lines' max).
-MAX_API_RETRIES = 10
-#: Consecutive 529s after which a given ``--fallback-model`` takes over.
-OVERLOADS_BEFORE_FALLBACK = 3
 #: Times a stream broken after prose only is resumed before the run gives up.
 MIDSTREAM_RESUMES = 3
 FOUNDRY_WORDING = "structured_outputs not supported"
 STRICT_GATE = "tengu_structured_output_strict"
+_REFUSED = "Error: --json-schema is not a valid JSON Schema: "
+#: How much of the last StructuredOutput error the exhaustion message quotes.
+LAST_ERROR_CUT = 600
+#: Answers in a row with calls and no prose after which the CLI adds `QUIET_NOTICE`.
+QUIET_ANSWERS = 5
+QUIET_NOTICE = (
+    "The user hasn't heard from you in a while. As you continue, keep them updated when "
+    "there's something to tell \u2014 a finding, a change of plan."
+)
+_BEFORE_AJV = ("Error: --json-schema is not valid JSON", "Error: --json-schema must be")
 
 
 @dataclass(frozen=True)
@@ -103,24 +109,20 @@ class ClaudeRun:
         return out
 
 
-# -- the loop ------------------------------------------------------------------------------
-
-
 @dataclass
 class _Settings:
     """What the run was given beyond the prompt and schema."""
 
     env: Mapping[str, str]
+    schema: validator.Schema
+    schema_text: str
     fallback: str | None = None
     refusal_fallback: str | None = None
     gates: Mapping[str, bool] = field(default_factory=dict)
     #: The session's earlier turns (a ``--resume``), sent before this turn's prompt.
     resumed: tuple[dict[str, Any], ...] = ()
-    allowed_tools: tuple[str, ...] = ()
-    #: Where tools run (the CLI's working directory).
-    cwd: Path | None = None
-    #: How the CLI names a custom ANTHROPIC_BASE_URL in its overload message.
-    gateway: str = "<fake-api>"
+    #: How the CLI names a custom ANTHROPIC_BASE_URL in its error messages (host:port).
+    gateway: str = "api.anthropic.com"
     #: When the caller kills the run (``time.monotonic()``), if it ever does.
     deadline: float | None = None
     #: What differs in the release modelled (`harness.systems.claude.profile`).
@@ -133,32 +135,49 @@ class _Turn:
 
     model: str
     #: StructuredOutput attempts this turn may make (MAX_STRUCTURED_OUTPUT_RETRIES).
-    allowed: int
+    allowed: float
+    #: API retries allowed (CLAUDE_CODE_MAX_RETRIES).
+    budget: int
     effort: str = "medium"
     failures: int = 0  # failing requests retried
     overloads: int = 0  # consecutive 529s towards the fallback model
-    foundry: int = 0  # Foundry 400s retried
+    cascade: int = 0  # 400s answered with fewer beta features
+    plain: bool = False  # a 404 was retried without streaming
     cuts: int = 0  # streams cut before message_stop, retried whole
+    rejected: int = 0  # StructuredOutput calls rejected this turn
     retracted: int = 0  # StructuredOutput calls tombstoned by a refusal fallback
+    last_rejection: str | None = None
     resumes: int = 0  # prose streams resumed after an SSE error
     cut_offs: int = 0  # answers resumed after the output token limit
     nudged: bool = False  # an empty answer was answered with a nudge
+    quiet: int = 0  # answers in a row with calls and no prose for the user
+    nudged_quiet: bool = False  # the model was told the user has not heard from it
     reminded: bool = False  # the enforce reminder was sent
     continued: bool = False  # a refusal stop was continued
 
 
 class _Loop:
     def __init__(
-        self, client: httpx.Client, base_url: str, renderer: ClaudeRenderer, settings: _Settings
+        self,
+        client: httpx.Client,
+        base_url: str,
+        renderer: ClaudeRenderer,
+        settings: _Settings,
+        bench: Bench,
     ) -> None:
         self.client = client
         self.url = base_url.rstrip("/") + MESSAGES_PATH
         self.renderer = renderer
         self.settings = settings
+        self.bench = bench
         self.resumed = list(settings.resumed)
         self.history: list[dict[str, Any]] = []
+        self.denials: list[dict[str, Any]] = []
         #: The deployment said it has no structured outputs: strict is stripped from now on.
         self.foundry_gap = False
+        #: Seconds the CLI would have slept between retries: the reference does not wait,
+        #: but a caller's timeout counts them (a real binary is killed while it waits).
+        self.waited = 0.0
         self.profile = settings.profile
         self.answers = 0  # complete answers this run (what the token notes count, B-14)
         self.tokens_left: int | None = None  # the token notes' figure, fixed by the first
@@ -167,90 +186,141 @@ class _Loop:
     def event(self, name: str, arg: object = None) -> None:
         self.renderer.event(name, arg)
 
-    def attempts_allowed(self) -> int:
-        # Any integer is taken as it is, zero and below too (the first failure then
-        # ends the run); anything else leaves the default.
-        raw = self.settings.env.get("MAX_STRUCTURED_OUTPUT_RETRIES", "").strip()
-        try:
-            return int(raw)
-        except ValueError:
-            return DEFAULT_ATTEMPTS
+    def result(self, fields: dict[str, Any]) -> None:
+        """The run's result record, with the calls the permission rules refused."""
+        extra = {**fields.pop("extra", {}), "permission_denials": list(self.denials)}
+        self.event("result", {**fields, "extra": extra})
 
-    def tool(self, schema: dict[str, Any]) -> dict[str, object]:
+    def tool(self) -> dict[str, object]:
+        schema = self.settings.schema.wire
         if not self.settings.gates.get(STRICT_GATE, False) or self.foundry_gap:
             return wire.tool_definition(schema)
         derived = strict.derive(schema)  # a failure falls back silently (LOOP-09)
         return wire.tool_definition(schema, derived.schema)
 
-    def run(self, prompt: str, schema: dict[str, Any], model: str) -> None:
-        turn = _Turn(model, self.attempts_allowed())
+    def run(self, prompt: str, model: str) -> None:
+        env = self.settings.env
+        allowed = validator.env_int(env.get("MAX_STRUCTURED_OUTPUT_RETRIES"))
+        budget = failures.retries(validator.env_int(env.get("CLAUDE_CODE_MAX_RETRIES")))
+        turn = _Turn(model, DEFAULT_ATTEMPTS if allowed is None else allowed, budget)
         self.event("init")
+        stream = True
         while True:
-            tool = self.tool(schema)
+            tool = self.tool()
             self.token_note()
             body = wire.request_body(
-                turn.model, turn.effort, prompt, self.history, tool, self.resumed
+                turn.model, turn.effort, prompt, self.history, tool, self.resumed, stream=stream
             )
-            left = (
-                None
-                if self.settings.deadline is None
-                else self.settings.deadline - time.monotonic()
-            )
-            if left is not None and left <= 0:
-                raise httpx.ReadTimeout("the caller's timeout passed")
+            left = self.time_left()
             with self.client.stream(
                 "POST", self.url, json=body, headers=wire.HEADERS, timeout=left
             ) as response:
                 if response.status_code >= 400:
                     response.read()
-                    if self.failed(turn, tool, response):
-                        continue
-                    return
-                answer = wire.read_answer(response)
-            if self.settled(turn, answer, schema):
+                    decision = self.failed(turn, tool, wire.failure_of(response))
+                    if decision is None:
+                        return
+                    stream = decision
+                    continue
+                answer = wire.read_answer(response) if stream else wire.read_message(response)
+            stream = True
+            if self.settled(turn, answer):
                 return
 
     def time_left(self) -> float | None:
         """Seconds until the caller kills the run; raises once they are up."""
         if self.settings.deadline is None:
             return None
-        left = self.settings.deadline - time.monotonic()
+        left = self.settings.deadline - time.monotonic() - self.waited
         if left <= 0:
             raise httpx.ReadTimeout("the caller's timeout passed")
         return left
 
-    def failed(self, turn: _Turn, tool: dict[str, object], response: httpx.Response) -> bool:
-        """An HTTP error: True to send the request again, False when the run has ended."""
-        status = response.status_code
-        kind, message = wire.error_of(response)
+    # -- HTTP errors -------------------------------------------------------------------
+
+    def failed(
+        self, turn: _Turn, tool: dict[str, object], failure: failures.Failure
+    ) -> bool | None:
+        """
+        An HTTP error: None when the run has ended, else whether the request
+        is sent again streaming (False: once more without streaming, after a 404).
+        """
+        status = failure.status
+        if FOUNDRY_WORDING in failure.message and tool.get("strict") is True:
+            self.foundry_gap = True  # remembered; the retry goes without strict (LOOP-10)
+            return True
+        if status in failures.CASCADE:
+            if FOUNDRY_WORDING in failure.message:  # B-13
+                limit = len(self.profile.bad_request_retries)
+            else:  # B-24
+                limit = dict(self.profile.cascade_requests)[status] - 1
+            if turn.cascade < limit:
+                turn.cascade += 1  # sent again with fewer beta features, no api_retry
+                return True
+            self.ended(failure, turn)
+            return None
+        if status == 404 and not turn.plain:
+            turn.plain = True
+            return False
         fallback = self.settings.fallback
         if status == 529:
             turn.overloads += 1
-            if turn.overloads >= OVERLOADS_BEFORE_FALLBACK and fallback is not None:
+            if turn.overloads >= failures.OVERLOADS and fallback is not None:
                 self.event("model_fallback", {"from": turn.model, "to": fallback})
                 turn.model, turn.effort, turn.overloads, turn.failures = fallback, "high", 0, 0
                 return True
-            if turn.overloads >= OVERLOADS_BEFORE_FALLBACK:
-                return self.overloaded(response)
-        if FOUNDRY_WORDING in message:
-            if tool.get("strict") is True:
-                self.foundry_gap = True  # remembered; the retry goes without strict
-                return True
-            if turn.foundry < len(self.profile.bad_request_retries):
-                turn.foundry += 1
-                return True
-        budget = MAX_API_RETRIES - turn.cuts
-        if _retryable(status) and turn.failures < budget:
+            if turn.overloads >= failures.OVERLOADS:
+                self.overloaded(failure)
+                return None
+        budget = turn.budget - turn.cuts
+        if failures.retried(failure) and turn.failures < budget:
             turn.failures += 1
+            retry = {"attempt": turn.failures, "status": status, "max_retries": budget}
+            delay = self.back_off(turn.failures, failure.retry_after)
             self.event(
-                "api_retry", {"attempt": turn.failures, "status": status, "max_retries": budget}
+                "api_retry", {**retry, "error": failures.retry_kind(status), "delay_ms": delay}
             )
             return True
-        self.event(
-            "api_error_message", {"text": f"API Error: {status} {message}", "error": "unknown"}
+        self.ended(failure, turn)
+        return None
+
+    def back_off(self, attempt: int, retry_after: str | None) -> int:
+        """The wait before a retry, in ms (counted towards the caller's timeout)."""
+        base = failures.delay_base_ms(attempt, retry_after)
+        delay = base + self.renderer.ids.below(base // 4 + 1)
+        self.waited += delay / 1000
+        self.time_left()  # killed while it waits, when the caller's time runs out
+        return delay
+
+    def ended(self, failure: failures.Failure, turn: _Turn) -> None:
+        """The run ends on an HTTP error, in the CLI's words for its status."""
+        named = turn.model
+        if self.profile.long_context and turn.model == self.profile.default_model:
+            named += "[1m]"  # the 1M-context variant was asked for (B-07, probed on 2.1.235)
+        ending = failures.ending(failure, self.settings.gateway, named)
+        message = {
+            "text": ending.text,
+            "error": ending.error,
+            "extra": failures.message_fields(failure),
+        }
+        self.event("api_error_message", message)
+        self.result(
+            {
+                "is_error": True,
+                "api_error_status": failure.status,
+                "api_error_type": failure.kind,
+                "terminal_reason": ending.terminal_reason,
+            }
         )
-        self.event("result", {"is_error": True, "api_error_status": status, "api_error_type": kind})
-        return False
+
+    def overloaded(self, failure: failures.Failure) -> None:
+        """Three 529s and no fallback model: the run ends with the CLI's own words."""
+        text = data.REPEATED_OVERLOADS.format(gateway=self.settings.gateway)
+        extra = failures.message_fields(failure)
+        self.event("api_error_message", {"text": text, "error": "server_error", "extra": extra})
+        self.result({"is_error": True, "api_error_status": 529, "api_error_type": failure.kind})
+
+    # -- answers -----------------------------------------------------------------------
 
     def resume(self, notice: str) -> bool:
         """Ask the model to go on where its answer was cut; the run goes on."""
@@ -275,37 +345,36 @@ class _Loop:
             self.tokens_left = versions.TOKEN_BUDGET - spent
         self.history.append(versions.token_note(self.tokens_left))
 
-    def overloaded(self, response: httpx.Response) -> bool:
-        """Three 529s and no fallback model: the run ends with the CLI's own words."""
-        extra = {
-            "request_id": response.headers.get("request-id"),
-            "is_api_error_message": True,
-            "api_error_status": 529,
-            "api_error_type": "overloaded_error",
-        }
-        text = data.REPEATED_OVERLOADS.format(gateway=self.settings.gateway)
-        self.event("api_error_message", {"text": text, "error": "server_error", "extra": extra})
-        self.event(
-            "result",
-            {"is_error": True, "api_error_status": 529, "api_error_type": "overloaded_error"},
-        )
-        return False
+    def exhausted(self, turn: _Turn) -> None:
+        limit = turn.allowed if isinstance(turn.allowed, int) else js_number(turn.allowed)
+        message = f"Failed to provide valid structured output after {limit} attempts"
+        if turn.last_rejection and self.profile.exhaustion_names_last_error:  # B-03
+            last = _shortened(turn.last_rejection, LAST_ERROR_CUT)
+            message += f" \u2014 last StructuredOutput error: {last}"
+        self.result({"subtype": "error_max_structured_output_retries", "errors": [message]})
 
-    def settled(self, turn: _Turn, answer: wire.Answer, schema: dict[str, Any]) -> bool:
+    def settled(self, turn: _Turn, answer: wire.Answer) -> bool:
         """A 200 answer: True when the run has ended, False to ask the model again."""
-        if answer.truncated and not answer.midstream_error and turn.cuts < MAX_API_RETRIES:
+        if answer.truncated and not answer.midstream_error and turn.cuts < turn.budget:
             turn.cuts += 1  # the partial message never enters the conversation
-            self.event("api_retry", {"attempt": turn.cuts, "status": None})
+            delay = self.back_off(turn.cuts, None)
+            self.event("api_retry", {"attempt": turn.cuts, "status": None, "delay_ms": delay})
             return False
-        turn.failures = turn.overloads = 0
+        turn.failures = turn.overloads = turn.cascade = 0
         self.answers += 1
         mark = len(self.history)
-        outcome = self.answered(answer, schema)
+        taking = self.answered(turn, answer)
+        outcome = taking.outcome
+        if taking.accepted is not None:
+            self.accepted = taking.accepted
         if self.answers == 1 and self.profile.billing_notice:
             # B-12: the binary prints it while the first answer streams; its place among
             # the lines depends on timing, here it follows the first answer's lines.
             text = versions.BILLING_NOTICE.format(gateway=self.settings.gateway)
             self.event("notice", {"text": text, "level": "warning"})
+        if outcome == "exhausted":
+            self.exhausted(turn)
+            return True
         if answer.stop_reason == "refusal":
             return self.refused(turn, answer, outcome, mark)
         if answer.midstream_error and outcome == "prose":
@@ -313,17 +382,17 @@ class _Loop:
                 turn.resumes += 1  # the model is asked to pick up where the stream broke
                 return self.resume(data.CUT_OFF_NOTICE)
             self.event("api_error_message")
-            self.event("result", {"is_error": True})
+            self.result({"is_error": True})
             return True
         if answer.stop_reason == "max_tokens" and outcome == "prose":
             if turn.cut_offs < MIDSTREAM_RESUMES:
                 turn.cut_offs += 1  # likewise after the output token limit
                 return self.resume(data.MAX_TOKENS_NOTICE)
             extra = {"api_error": "max_output_tokens", "api_error_params": {"cut": "output_limit"}}
-            text = versions.max_tokens_error(self.profile, turn.model)
+            text = versions.max_tokens_error(self.profile, turn.model)  # B-08
             message = {"text": text, "error": "max_output_tokens", "extra": extra}
             self.event("api_error_message", message)
-            self.event("result", {"is_error": True})
+            self.result({"is_error": True})
             return True
         if not answer.blocks and not turn.nudged:
             turn.nudged = True  # an empty answer gets one nudge before the prose rules
@@ -331,15 +400,17 @@ class _Loop:
             self.history.append({"role": "user", "content": data.NO_OUTPUT_NOTICE})
             return False
         if outcome == "accepted":
-            after_call: dict[str, object] = {}
+            fields: dict[str, Any] = {}
             if answer.midstream_error:
                 self.event("api_error_message")
-                after_call = _AFTER_CALL.get(self.profile.midstream_after_call, {})  # B-11
-            self.event("result", after_call)
+                fields.update(_AFTER_CALL.get(self.profile.midstream_after_call, {}))  # B-11
+            if taking.text_after is not None:
+                fields["result"] = taking.text_after  # prose after the call is the result
+            if answer.stop_reason is not None and not answer.midstream_error:
+                fields["stop_reason"] = answer.stop_reason
+            self.result(fields)
             return True
-        if outcome == "rejected":
-            return self.rejected(turn)
-        if outcome == "working":
+        if outcome in ("rejected", "working"):
             return False
         if not turn.reminded:
             turn.reminded = True
@@ -348,24 +419,43 @@ class _Loop:
             self.history.append({"role": "user", "content": [reminder]})
             return False
         # A second prose stop ends the turn; if its only objects were retracted, in error (LOOP-13).
-        exhausted = {"subtype": "error_max_structured_output_retries"}
-        self.event("result", exhausted if turn.retracted else {})
+        if turn.retracted:
+            self.exhausted(turn)
+        else:
+            self.result({})
         return True
 
-    def rejected(self, turn: _Turn) -> bool:
-        """A rejected call: the model is asked again, or the attempts are used up."""
-        if self.attempts() + turn.retracted < turn.allowed:
-            return False
-        self.event("result", self.exhausted(turn))
-        return True
+    def answered(self, turn: _Turn, answer: wire.Answer) -> Taking:
+        """Show the answer's blocks and run its calls (`answer`); the history grows by it."""
 
-    def exhausted(self, turn: _Turn) -> dict[str, object]:
-        """The result when the attempts are used up; before 2.1.260 it quotes no error (B-03)."""
-        fields: dict[str, object] = {"subtype": "error_max_structured_output_retries"}
-        if not self.profile.exhaustion_names_last_error:
-            attempts = f"after {turn.allowed} attempts"
-            fields["errors"] = [f"Failed to provide valid structured output {attempts}"]
-        return fields
+        def spent(rejections: int) -> bool:
+            return turn.rejected + rejections + turn.retracted >= turn.allowed
+
+        taking = Taking(self.settings.schema_text, self.bench, self.event, spent, self.judge)
+        taking.take(answer.blocks)
+        self.event("answer_end")
+        turn.rejected += taking.rejections
+        turn.last_rejection = taking.last_rejection or turn.last_rejection
+        self.denials += taking.denials
+        self.history += taking.messages()
+        turn.quiet = 0 if taking.spoke else turn.quiet + bool(taking.calls)
+        if turn.quiet == QUIET_ANSWERS and not turn.nudged_quiet and taking.outcome != "accepted":
+            turn.nudged_quiet = True  # once: the model is asked to keep the user posted
+            self.history.append({"role": "system", "content": QUIET_NOTICE})
+        return taking
+
+    def judge(self, schema_text: str, raw: str) -> validator.Verdict:
+        """A StructuredOutput call, with the checks of the release modelled (B-02, B-04, B-16)."""
+        profile = self.profile
+        if profile.checks_input_type:
+            value = validator.normalized(raw)
+            error = versions.input_type_error(profile, value)
+            if error is not None:  # refused before the schema is consulted
+                return validator.Verdict(error, value, value)
+        precision = profile.multiple_of_precision
+        return validator.check(
+            schema_text, raw, params=profile.feedback_params, precision=precision
+        )
 
     def refused(self, turn: _Turn, answer: wire.Answer, outcome: str, mark: int) -> bool:
         """A ``refusal`` stop: continued once, retried on an armed fallback, or the end."""
@@ -387,11 +477,11 @@ class _Loop:
                 # is then no longer the run's end, so the renderer must not end on it.
                 state = self.renderer.state
                 state.refused, state.synthetic = None, False
-                return self.rejected(turn)
-            ended: dict[str, object] = {"refused": True}
+                return False
+            ended: dict[str, Any] = {"refused": True}
             if self.profile.refusal_keeps_object and self.accepted is not None:  # B-10
                 ended["structured_output"] = self.accepted[0]
-            self.event("result", ended)
+            self.result(ended)
             return True
         turn.retracted += self.retract(mark, turn.model, target)
         turn.model = target
@@ -408,10 +498,6 @@ class _Loop:
         else:
             self.history.append({"role": "user", "content": [block]})
 
-    def attempts(self) -> int:
-        """StructuredOutput calls of this turn: the resumed history's do not count (LOOP-12)."""
-        return wire.calls(self.history)
-
     def retract(self, mark: int, model: str, target: str) -> int:
         """
         Tombstone the refused answer: its messages leave the conversation, its
@@ -421,107 +507,6 @@ class _Loop:
         del self.history[mark:]
         self.event("refusal_fallback", {"from": model, "to": target})
         return wire.calls(gone)
-
-    def other_tool(self, block: dict[str, Any]) -> dict[str, Any]:
-        """Run an allowed Bash call in the working directory: its side effects are real."""
-        name, tool_input = block["name"], block["input"]
-        command = tool_input.get("command") if isinstance(tool_input, dict) else None
-        cwd = self.settings.cwd
-        if name != "Bash" or name not in self.settings.allowed_tools or not command or not cwd:
-            output, failed = f"{name} is not available to this run", True
-        else:
-            output, failed = wire.bash(str(command), cwd, self.tool_env(cwd))
-        self.event(
-            "tool", {"name": name, "input": tool_input, "output": output, "is_error": failed}
-        )
-        content = output or f"({name} completed with no output)"
-        return {
-            "tool_use_id": block["id"],
-            "type": "tool_result",
-            "content": content,
-            "is_error": failed,
-        }
-
-    def tool_env(self, cwd: Path) -> dict[str, str]:
-        """
-        What a command the CLI runs sees: the CLI's own environment (nothing of
-        the harness's but ``PATH``, as for the real binaries), less the CLI's
-        credentials and telemetry settings, plus the markers the CLI adds (probed).
-        """
-        env = {
-            name: value
-            for name, value in self.settings.env.items()
-            if name != "CLAUDE_CODE_OAUTH_TOKEN" and not name.startswith("OTEL_")
-        }
-        path = os.environ.get("PATH", "/usr/bin:/bin")
-        env.update({"PATH": path, "HOME": str(cwd), "PWD": str(cwd), "CLAUDECODE": "1"})
-        env.update({"SHELL": "/bin/bash", "GIT_EDITOR": "true"})
-        return env
-
-    def answered(self, answer: wire.Answer, schema: dict[str, Any]) -> str:
-        """
-        Print the answer's blocks and run its tool calls: accepted, rejected, working
-        (only other tools ran, so the loop goes on) or prose.
-        """
-        results: list[dict[str, Any]] = []
-        outcome = "prose"
-        content: list[dict[str, Any]] = []
-        for block in answer.blocks:
-            if block["type"] == "thinking":
-                self.event("thinking", block)
-                kept = {k: block.get(k, "") for k in ("type", "thinking", "signature")}
-                content.append(kept)
-            elif block["type"] == "text":
-                self.event("text", block["text"])
-                content.append({"type": "text", "text": block["text"]})
-            elif block["type"] == "tool_use" and block["name"] != TOOL_NAME:
-                content.append({k: block[k] for k in ("type", "id", "name", "input")})
-                results.append(self.other_tool(block))
-                outcome = "working" if outcome == "prose" else outcome
-            elif block["type"] == "tool_use" and block["name"] == TOOL_NAME:
-                content.append(
-                    {
-                        "type": "tool_use",
-                        "id": block["id"],
-                        "name": TOOL_NAME,
-                        "input": block["input"],
-                    }
-                )
-                error = versions.input_type_error(self.profile, block["input"]) or check_output(
-                    schema,
-                    block["input"],
-                    params=self.profile.feedback_params,
-                    multiple_of_precision=self.profile.multiple_of_precision,
-                )
-                if error is None:
-                    self.accepted = (block["input"],)
-                    self.event("structured_output", block["input"])
-                    results.append(
-                        {
-                            "tool_use_id": block["id"],
-                            "type": "tool_result",
-                            "content": data.TOOL_ACCEPTED,
-                        }
-                    )
-                    outcome = "accepted"
-                else:
-                    self.event(
-                        "structured_output_rejected", {"input": block["input"], "error": error}
-                    )
-                    results.append(
-                        {
-                            "type": "tool_result",
-                            "content": error,
-                            "is_error": True,
-                            "tool_use_id": block["id"],
-                        }
-                    )
-                    outcome = "rejected" if outcome != "accepted" else outcome
-        if content:
-            self.history.append({"role": "assistant", "content": content})
-        if results:
-            self.history.append({"role": "user", "content": results})
-        return outcome
 
 
 #: How a run ends after an SSE error that followed a complete, accepted call (B-11).
@@ -534,10 +519,39 @@ _AFTER_CALL: dict[str, dict[str, object]] = {
     },
     "success_early": {"stop_reason": "stop_sequence"},
 }
+#: The refusal of an ``$async`` schema, which releases before 2.1.260 do not make (B-05).
+ASYNC_REFUSED = "$async schemas are not supported"
 
 
-def _retryable(status: int) -> bool:
-    return status in (408, 409, 429) or status >= 500
+def _connectivity_check(client: httpx.Client, base_url: str) -> None:
+    """``HEAD /api/hello``, whose answer the CLI never reads (B-01)."""
+    with contextlib.suppress(httpx.HTTPError):
+        client.head(base_url.rstrip("/") + "/api/hello", timeout=10.0)
+
+
+def _intake(schema: str, profile: ClaudeProfile) -> tuple[validator.Schema, str] | str:
+    """
+    The schema argument as the CLI takes it, and the text its calls are checked
+    against; or the stderr line refusing it.
+    """
+    problem = check_flag(schema)[1]
+    if problem is not None and problem.startswith(_BEFORE_AJV):
+        return problem  # JSON.parse's and the object check's words, before Ajv sees it
+    compiled = validator.compile_schema(schema)
+    refused = isinstance(compiled, validator.Refusal) and ASYNC_REFUSED in compiled.reason
+    if refused and not profile.refuses_async:
+        # Releases before 2.1.260 take an $async schema (B-05); the keyword then
+        # changes nothing a call is checked against, so it is left out of the checks.
+        plain = {k: v for k, v in json.loads(schema).items() if k != "$async"}
+        taken = _intake(json.dumps(plain), profile)
+        if isinstance(taken, str):
+            return taken
+        return validator.Schema({**json.loads(schema), **taken[0].wire}, taken[0].warnings), taken[
+            1
+        ]
+    if isinstance(compiled, validator.Refusal):
+        return "".join(f"{line}\n" for line in compiled.warnings) + f"{_REFUSED}{compiled.reason}\n"
+    return compiled, schema
 
 
 def run_claude(
@@ -556,41 +570,48 @@ def run_claude(
     resumed: Sequence[dict[str, Any]] = (),
     allowed_tools: Sequence[str] = (),
     cwd: Path | None = None,
+    workdir: Path | None = None,
     timeout: float | None = None,
     version: str | None = None,
 ) -> ClaudeRun:
     """
     One ``claude -p`` run against the model API behind ``client``.
 
-    ``verbose`` defaults to what ``output_format`` needs (stream-json requires it).
-    ``resumed`` is an earlier run's `ClaudeRun.conversation`: this run resumes
-    that session, and only this turn's calls count against its budget.  With
-    ``timeout`` the run is killed when it passes, as the harness kills a real
-    CLI: what was printed stays, the exit code is -9.
+    ``env`` is the CLI's whole environment (HOME, TMPDIR and the rest, as a
+    caller would start the binary with); ``cwd`` its working directory and
+    ``workdir`` the throwaway folder around it, the only place a command may
+    write.  ``verbose`` defaults to what ``output_format`` needs (stream-json
+    requires it).  ``resumed`` is an earlier run's `ClaudeRun.conversation`:
+    this run resumes that session, and only this turn's calls count against
+    its budget.  With ``timeout`` the run is killed when it passes, as the
+    harness kills a real CLI: what was printed stays, the exit code is -9.
     """
     env = dict(env or {})
     profile = ClaudeProfile.of(version)
     if versions.sends_connectivity_check(profile, env):  # before anything else (B-01)
         _connectivity_check(client, base_url)
-    argv = ["-p", prompt, "--json-schema", schema, "--output-format", output_format]
+    argv = ["-p", prompt, "--output-format", output_format]
     if verbose or (verbose is None and output_format == "stream-json"):
         argv.append("--verbose")
     if fallback_model is not None:
         argv += ["--fallback-model", fallback_model]
-    parsed = CLI.parse(argv)
-    out = Output()
-    refusal = CLI.refusal(parsed, None, prompt)
-    if refusal is not None and not profile.refuses_async and ASYNC_REFUSED in refusal[0]:
-        refusal = None  # releases before 2.1.260 take an $async schema (B-05)
+    refusal = CLI.refusal(CLI.parse(argv), None, prompt)
     if refusal is not None:
         message, status = refusal
         return ClaudeRun(status, b"", message)
-    env.setdefault("HOME", "/home/reference")
+    intake = _intake(schema, profile)
+    if isinstance(intake, str):
+        return ClaudeRun(1, b"", intake)
+    taken, checked = intake
+    parsed = CLI.parse([*argv, "--json-schema", schema])
+    here = cwd or Path(env.get("PWD", "/work"))
+    env.setdefault("HOME", str(here))
+    out = Output()
     ctx = Context(
         CLI,
         parsed=parsed,
         env=env,
-        cwd=env.get("PWD", "/work"),
+        cwd=str(here),
         prompt=prompt,
         ids=Ids(seed, "claude"),
         out=out,
@@ -601,37 +622,44 @@ def run_claude(
         renderer.model = profile.default_model  # B-07
     settings = _Settings(
         env,
+        taken,
+        checked,
         fallback_model,
         refusal_fallback_model,
         dict(gates or {}),
         tuple(resumed),
-        tuple(allowed_tools),
-        cwd,
+        urlsplit(base_url).netloc,
         deadline=None if timeout is None else time.monotonic() + timeout,
         profile=profile,
     )
-    loop = _Loop(client, base_url, renderer, settings)
+    bench = Bench(
+        here, workdir or here, env, tuple(allowed_tools), renderer.session_id, renderer.ids
+    )
+    loop = _Loop(client, base_url, renderer, settings, bench)
+    warnings = "".join(f"{line}\n" for line in taken.warnings)
     try:
-        loop.run(prompt, cast("dict[str, Any]", parse_quietly(schema)), renderer.model)
+        loop.run(prompt, renderer.model)
     except httpx.TimeoutException:
         stdout = _stream(out, "stdout")
-        return ClaudeRun(KILLED, stdout, _stream(out, "stderr").decode(), timed_out=True)
+        stderr = warnings + _stream(out, "stderr").decode()
+        return ClaudeRun(KILLED, stdout, stderr, timed_out=True)
     prompted = wire.asked(prompt, resumed=bool(resumed))
     conversation = wire.closed([*resumed, prompted, *loop.history], profile.continue_note)
-    stdout, stderr = _stream(out, "stdout"), _stream(out, "stderr").decode()
+    stdout, stderr = _stream(out, "stdout"), warnings + _stream(out, "stderr").decode()
     return ClaudeRun(renderer.finish(), stdout, stderr, tuple(conversation))
+
+
+def _shortened(text: str, units: int) -> str:
+    """``text`` cut to ``units`` UTF-16 code units plus an ellipsis, as the CLI cuts strings."""
+    encoded = text.encode("utf-16-le", "surrogatepass")
+    if len(encoded) <= 2 * units:
+        return text
+    head = encoded[: 2 * units]
+    if 0xD800 <= int.from_bytes(head[-2:], "little") <= 0xDBFF:
+        head = head[:-2]  # never half a surrogate pair
+    return head.decode("utf-16-le", "surrogatepass") + "\u2026"
 
 
 def _stream(out: Output, name: str) -> bytes:
     parts = [chunk[-1] for chunk in out.chunks if chunk[0] == name]
     return b"".join(part for part in parts if isinstance(part, bytes))
-
-
-#: The words of the CLI's refusal of an ``$async`` schema (B-05).
-ASYNC_REFUSED = "$async schemas are not supported"
-
-
-def _connectivity_check(client: httpx.Client, base_url: str) -> None:
-    """``HEAD /api/hello``, whose answer the CLI never reads (B-01)."""
-    with contextlib.suppress(httpx.HTTPError):
-        client.head(base_url.rstrip("/") + "/api/hello", timeout=10.0)

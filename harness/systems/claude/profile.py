@@ -199,6 +199,46 @@ CLAUDE = Table(
             True,
             f"B-12 ({_B}): the notice on stderr / system/informational, 2.1.285-2.1.301",
         ),
+        # B-24: the cascade of a 400 or 422 without the structured-outputs wording
+        # (main's model-claude-400-cascade and -422-cascade, probed on the installed
+        # releases 2.1.235, 2.1.260, 2.1.280, 2.1.282, 2.1.285, 2.1.302, 2.1.304, 2.1.310,
+        # 2.1.311 and 2.1.319; each boundary lies between two probed releases).
+        entry(
+            "cascade_requests",
+            "<2.1.282",
+            ((400, 2), (422, 1)),
+            f"B-24 ({_B}): a 400 is sent twice, a 422 once (2.1.235, 2.1.260, 2.1.280)",
+        ),
+        entry(
+            "cascade_requests",
+            ">=2.1.282,<2.1.285",
+            ((400, 1), (422, 1)),
+            f"B-24 ({_B}): neither is sent again (2.1.282)",
+        ),
+        entry(
+            "cascade_requests",
+            ">=2.1.285,<2.1.302",
+            ((400, 2), (422, 1)),
+            f"B-24 ({_B}): a 400 twice, a 422 once (2.1.285)",
+        ),
+        entry(
+            "cascade_requests",
+            ">=2.1.302,<2.1.304",
+            ((400, 2), (422, 2)),
+            f"B-24 ({_B}): both twice (2.1.302)",
+        ),
+        entry(
+            "cascade_requests",
+            ">=2.1.304,<2.1.311",
+            ((400, 4), (422, 4)),
+            f"B-24 ({_B}): both four times (2.1.304, 2.1.310)",
+        ),
+        entry(
+            "cascade_requests",
+            ">=2.1.311",
+            ((400, 6), (422, 6)),
+            f"B-24 ({_B}): both six times (2.1.311, 2.1.319, the pinned 2.1.328)",
+        ),
         entry(
             "billing_notice",
             ">=2.1.302",
@@ -341,6 +381,8 @@ class ClaudeProfile:
     billing_notice: bool
     #: What each retry of a 400 strips; the run makes one request more than these.
     bad_request_retries: tuple[str, ...]
+    #: Requests sent for a persistent 400 or 422 without the structured-outputs wording.
+    cascade_requests: tuple[tuple[int, int], ...]
     token_notes: bool
     wraps_notes: bool
     multiple_of_precision: int | None

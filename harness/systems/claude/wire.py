@@ -5,20 +5,22 @@ The wire side of the reference model of Claude Code: what it sends, what it read
 CLI does (the StructuredOutput tool, the cache mark on the last block);
 `read_answer` reads the SSE stream into the blocks that completed, noting an
 SSE ``error`` (the mid-stream case) apart from a connection that closed
-before ``message_stop`` (retried whole); `error_of` reads a plain HTTP
-error.  The loop that decides what to do with them is `harness.systems.claude.loop`.
+before ``message_stop`` (retried whole), and keeps each tool call's input as
+the JSON text that streamed (the CLI parses it with JavaScript's number
+semantics); `read_message` reads the one JSON message of a request sent
+without streaming; `failure_of` reads a plain HTTP error.  The loop that
+decides what to do with them is `harness.systems.claude.loop`.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, cast
 
 import httpx
 
-from harness.systems import sandbox
+from harness.systems.claude.failures import Failure
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -55,6 +57,8 @@ def request_body(  # noqa: PLR0917 - one call site, each argument a different th
     history: Sequence[dict[str, Any]],
     tool: dict[str, object],
     resumed: Sequence[dict[str, Any]] = (),
+    *,
+    stream: bool = True,
 ) -> dict[str, object]:
     messages: list[dict[str, Any]] = [
         *(json.loads(json.dumps(m)) for m in resumed),
@@ -75,7 +79,7 @@ def request_body(  # noqa: PLR0917 - one call site, each argument a different th
         "thinking": {"type": "adaptive"},
         "context_management": {"edits": []},
         "output_config": {"effort": effort},
-        "stream": True,
+        "stream": stream,
     }
 
 
@@ -137,8 +141,8 @@ def read_answer(response: httpx.Response) -> Answer:
             elif kind == "content_block_stop":
                 block = open_blocks.pop(event["index"])
                 if block["type"] == "tool_use":
-                    text = partial[event["index"]]
-                    block["input"] = json.loads(text) if text else {}
+                    block["raw"] = partial[event["index"]] or "{}"
+                    block["input"] = json.loads(block["raw"])
                 answer.blocks.append(block)
             elif kind == "message_delta":
                 answer.stop_reason = event["delta"].get("stop_reason")
@@ -150,31 +154,44 @@ def read_answer(response: httpx.Response) -> Answer:
     return answer
 
 
-def error_of(response: httpx.Response) -> tuple[str, str]:
-    """The API error's type and message from a plain HTTP error body."""
+def read_message(response: httpx.Response) -> Answer:
+    """A non-streamed answer: one JSON message (a body that is not one is a cut answer)."""
+    answer = Answer()
     try:
-        error = response.json().get("error", {})
-        return str(error.get("type", "api_error")), str(error.get("message", ""))
+        response.read()
+        message = response.json()
+        answer.message_id = str(message.get("id", answer.message_id))
+        answer.stop_reason = message.get("stop_reason")
+        for block in message["content"]:
+            kept = dict(block)
+            if kept.get("type") == "tool_use":
+                kept["raw"] = json.dumps(kept.get("input", {}))
+            answer.blocks.append(kept)
+    except (ValueError, KeyError, TypeError, AttributeError):
+        answer.truncated = True
+    return answer
+
+
+def failure_of(response: httpx.Response) -> Failure:
+    """A plain HTTP error: its status, the API error's type and message, its retry hints."""
+    kind: str | None = None
+    message = response.text
+    try:
+        error = response.json().get("error")
     except (ValueError, AttributeError):
-        return "api_error", response.text
-
-
-#: How long an allowed Bash call may run before it is stopped.
-BASH_TIMEOUT = 10.0
-
-
-def bash(command: str, cwd: Path, env: Mapping[str, str]) -> tuple[str, bool]:
-    """
-    The command's output (stdout and stderr as written) and whether it failed.
-
-    It runs confined (`harness.systems.sandbox`): only ``cwd`` is writable,
-    ``env`` is all it sees, and nothing it starts outlives it.
-    """
-    done = sandbox.run(command, cwd, env, BASH_TIMEOUT)
-    if done.timed_out:
-        return f"Command timed out after {BASH_TIMEOUT:g}s", True
-    output = done.output.decode(errors="replace").rstrip("\n")
-    return output, done.exit_code != 0
+        error = None
+    if isinstance(error, dict):
+        kind = str(error["type"]) if "type" in error else None
+        message = str(error.get("message", message))
+    headers = response.headers
+    return Failure(
+        response.status_code,
+        kind,
+        message,
+        headers.get("x-should-retry"),
+        headers.get("request-id"),
+        headers.get("retry-after"),
+    )
 
 
 def has_tool_results(message: dict[str, Any]) -> bool:

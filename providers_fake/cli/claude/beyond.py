@@ -153,6 +153,69 @@ def tool(renderer: ClaudeRenderer, fields: dict[str, object]) -> None:
     renderer.state.user_lines += 1
 
 
+def tool_use(renderer: ClaudeRenderer, fields: dict[str, object]) -> None:
+    """
+    A tool_use block alone: ``{name, input, id}``.  The CLI runs calls while the
+    answer streams, so a call's line and its result's line need not be next to
+    each other; `tool_result` prints the result when it is in, and both leave
+    the answer's message open (its later blocks share its id) until
+    ``answer_end``.
+    """
+    name = str_field("tool_use", fields, "name", "Bash")
+    given = fields.get("id")
+    renderer.tool_call(name, fields.get("input", {}), given if isinstance(given, str) else None)
+
+
+def tool_result(renderer: ClaudeRenderer, fields: dict[str, object]) -> None:
+    """
+    The user line answering a call: ``{block, tool_use_result, meta}`` as the
+    CLI shapes them, plus ``structured_output`` (an accepted object) or
+    ``rejection`` (a StructuredOutput error) for the result record.
+    """
+    block = fields.get("block")
+    if not isinstance(block, dict):
+        raise ScriptError("event 'tool_result': 'block' must be an object")
+    ids = renderer.ids
+    ids.advance(4, 16)
+    record: dict[str, object] = {
+        "type": "user",
+        "message": {"role": "user", "content": [dict(block)]},
+        "parent_tool_use_id": None,
+        "session_id": renderer.session_id,
+        "uuid": ids.uuid4(),
+        "timestamp": ids.iso(),
+        "tool_use_result": fields.get("tool_use_result", block.get("content")),
+    }
+    meta = fields.get("meta")
+    if meta is not None:
+        record["tool_result_meta"] = meta
+    renderer.emit(record)
+    state = renderer.state
+    state.user_lines += 1
+    if "structured_output" in fields:
+        state.accepted = (fields["structured_output"],)
+    rejection = fields.get("rejection")
+    if isinstance(rejection, str):
+        state.rejections += 1
+        state.last_rejection = rejection
+
+
+def permission_denied(renderer: ClaudeRenderer, fields: dict[str, object]) -> None:
+    """The system line for a call the CLI's permission rules refused: ``{name, id, message}``."""
+    record: dict[str, object] = {
+        "type": "system",
+        "subtype": "permission_denied",
+        "tool_name": str_field("permission_denied", fields, "name", "Bash"),
+        "tool_use_id": str_field("permission_denied", fields, "id", "toolu_0"),
+        "message": str_field("permission_denied", fields, "message", ""),
+    }
+    for key in ("decision_reason_type", "decision_reason"):
+        if key in fields:
+            record[key] = fields[key]
+    record.update(uuid=renderer.ids.uuid4(), session_id=renderer.session_id)
+    renderer.emit(record)
+
+
 #: Characters per token in the CLI's running estimate of a thinking block.
 CHARS_PER_TOKEN = 4
 

@@ -204,6 +204,18 @@ class ClaudeRenderer(Renderer):
     def _on_tool(self, arg: object) -> None:
         _more.tool(self, dict_arg("tool", arg))
 
+    def _on_tool_use(self, arg: object) -> None:
+        _more.tool_use(self, dict_arg("tool_use", arg))
+
+    def _on_tool_result(self, arg: object) -> None:
+        _more.tool_result(self, dict_arg("tool_result", arg))
+
+    def _on_permission_denied(self, arg: object) -> None:
+        _more.permission_denied(self, dict_arg("permission_denied", arg))
+
+    def _on_answer_end(self, arg: object) -> None:
+        self._close_message()  # the next assistant block belongs to the next request
+
     def _on_thinking(self, arg: object) -> None:
         _more.thinking(self, dict_arg("thinking", arg))
 
@@ -252,12 +264,13 @@ class ClaudeRenderer(Renderer):
     def _assistant_tool(self, tool_input: object) -> str:
         return self.tool_call("StructuredOutput", tool_input)
 
-    def tool_call(self, name: str, tool_input: object) -> str:
+    def tool_call(self, name: str, tool_input: object, given: str | None = None) -> str:
         """A tool_use block in the open assistant message (or a new one); its id."""
         number = self.requests if self.open_message is None else self.requests - 1
         tool_id = f"toolu_{number}"
         if self.open_message is not None and self.tools_in_message:
             tool_id += f"_{self.tools_in_message}"
+        tool_id = given or tool_id
         block = {"type": "tool_use", "id": tool_id, "name": name, "input": tool_input}
         self._assistant_block(block)
         self.tools_in_message += 1
@@ -447,6 +460,10 @@ class ClaudeCli(Cli):
             "refusal_continue",
             "refusal_fallback",
             "tool",
+            "tool_use",
+            "tool_result",
+            "permission_denied",
+            "answer_end",
             "thinking",
             "notice",
         }

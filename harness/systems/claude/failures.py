@@ -1,0 +1,158 @@
+"""
+What Claude Code does with an HTTP error from the model API, per status (probed).
+
+Claude Code 2.1.328, against the fake API (docs/model-api.md):
+
+- **400 and 422**, whatever the message or ``x-should-retry``: the request is
+  sent again with fewer beta features, six requests in all, with no
+  ``api_retry`` line; an answer at any step ends the cascade.
+- **404**: one more request without streaming; a second 404 ends the run
+  naming the model.
+- **401, 408, 409, 429, 5xx, 529**, and any status whose ``x-should-retry``
+  is ``true``: retried with ``api_retry`` lines, ``CLAUDE_CODE_MAX_RETRIES``
+  times (10 by default, 15 at most), unless ``x-should-retry: false``; a
+  third 529 in a row hands over to ``--fallback-model`` or ends the run.
+- **403, 413** and the other 4xx: not retried.
+
+When the retries are spent, each kind ends the run in its own words and
+with its own ``error`` field (`ending`).  The loop (`harness.systems.claude.loop`)
+applies these rules; this module only decides.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+#: Requests made in all while the API answers 400 or 422.
+CASCADE_REQUESTS = 6
+CASCADE = frozenset({400, 422})
+#: Retries when CLAUDE_CODE_MAX_RETRIES is unset, and the most it may ask for.
+DEFAULT_RETRIES, MOST_RETRIES = 10, 15
+#: Consecutive 529s after which the CLI stops retrying one model.
+OVERLOADS = 3
+_RETRIED = frozenset({401, 408, 409, 429})
+#: The ``error`` of an api_retry line, by status (others: server_error).
+_RETRY_KINDS = {401: "authentication_failed", 429: "rate_limit", 529: "overloaded"}
+SERVER_TAIL = (
+    ". This is a server-side issue, usually temporary \u2014 try again in a moment. "
+    "If it persists, check your inference gateway ({gateway})."
+)
+TOO_LARGE = (
+    "Request too large (max 32MB). Accumulated images and attachments in the conversation "
+    "pushed the request over the limit. Remove older images or compact the conversation."
+)
+NO_MODEL = (
+    "There's an issue with the selected model ({model}). It may not exist or you may not "
+    "have access to it. Run --model to pick a different model."
+)
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One HTTP error answer, as the CLI reads it."""
+
+    status: int
+    #: The body's ``error.type``; None when the body is not the API's JSON.
+    kind: str | None
+    message: str
+    should_retry: str | None
+    request_id: str | None
+    retry_after: str | None = None
+
+
+@dataclass(frozen=True)
+class Ending:
+    """The run's last words after a failure: the synthetic message and the result's fields."""
+
+    text: str
+    error: str
+    terminal_reason: str = "api_error"
+
+
+def retries(raw: int | float | None) -> int:
+    """CLAUDE_CODE_MAX_RETRIES as the CLI applies it (``raw`` as its integer reader gave it)."""
+    if raw is None or raw < 0:
+        return DEFAULT_RETRIES
+    return int(min(raw, MOST_RETRIES))
+
+
+#: The back-off before retry N: 500 ms doubling, at most 32 s, plus up to a quarter more.
+FIRST_DELAY_MS, LONGEST_DELAY_MS = 500, 32_000
+
+
+def delay_base_ms(attempt: int, retry_after: str | None) -> int:
+    """The back-off before retry ``attempt`` (1-based) without its jitter."""
+    if retry_after is not None and retry_after.strip().isdigit() and int(retry_after) > 0:
+        return int(retry_after) * 1000  # the server's wish replaces the doubling
+    return int(min(FIRST_DELAY_MS * 2 ** max(attempt - 1, 0), LONGEST_DELAY_MS))
+
+
+def retried(failure: Failure) -> bool:
+    """Whether an api_retry follows (budget permitting)."""
+    if failure.should_retry == "true":
+        return True
+    if failure.should_retry == "false":
+        return False
+    return failure.status in _RETRIED or failure.status >= 500
+
+
+def retry_kind(status: int) -> str:
+    return _RETRY_KINDS.get(status, "server_error")
+
+
+def _server(failure: Failure, gateway: str, _model: str) -> Ending:
+    tail = SERVER_TAIL.format(gateway=gateway)
+    return Ending(f"API Error: {failure.status} {failure.message}{tail}", "server_error")
+
+
+def _unauthorized(failure: Failure, gateway: str, model: str) -> Ending:
+    if "x-api-key" in failure.message:  # the API's word for a key it does not know
+        return Ending("Invalid API key \u00b7 Fix external API key", "authentication_failed")
+    return _forbidden(failure, gateway, model)
+
+
+def _forbidden(failure: Failure, gateway: str, model: str) -> Ending:
+    text = f"Failed to authenticate. API Error: {failure.status} {failure.message}"
+    return Ending(text, "authentication_failed")
+
+
+def _not_found(failure: Failure, gateway: str, model: str) -> Ending:
+    return Ending(NO_MODEL.format(model=model), "model_not_found")
+
+
+def _too_large(failure: Failure, gateway: str, model: str) -> Ending:
+    return Ending(TOO_LARGE, "invalid_request", "image_error")
+
+
+def _rate_limited(failure: Failure, gateway: str, model: str) -> Ending:
+    return Ending(f"API Error: Request rejected (429) \u00b7 {failure.message}", "rate_limit")
+
+
+def _other(failure: Failure, gateway: str, model: str) -> Ending:
+    return Ending(f"API Error: {failure.status} {failure.message}", "unknown")
+
+
+_ENDINGS = {
+    401: _unauthorized,
+    403: _forbidden,
+    404: _not_found,
+    413: _too_large,
+    429: _rate_limited,
+}
+
+
+def ending(failure: Failure, gateway: str, model: str) -> Ending:
+    """How the run ends on ``failure`` (``gateway``: the API's host:port, ``model``: asked for)."""
+    if failure.status >= 500:
+        return _server(failure, gateway, model)
+    return _ENDINGS.get(failure.status, _other)(failure, gateway, model)
+
+
+def message_fields(failure: Failure) -> dict[str, Any]:
+    """What the synthetic error message carries beside its text."""
+    fields: dict[str, Any] = {"request_id": failure.request_id, "is_api_error_message": True}
+    fields["api_error_status"] = failure.status
+    if failure.kind is not None:
+        fields["api_error_type"] = failure.kind
+    return fields

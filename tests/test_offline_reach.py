@@ -1,0 +1,87 @@
+"""
+What the reference model of Claude Code shows that no offline run of the binary can.
+
+Three rules of the model (LOOP-09/10 the strict wire schema and the Foundry
+memory that strips it, LOOP-11/13 the refusal fallback) depend on Claude
+Code's remote configuration; their scenarios skip the `real` target and say
+why (`ModelApiRequest.beyond_offline`).  These probes are the evidence for
+that reason: each tries the offline ways a user has to switch the behaviour
+on, and shows the pinned binary ignoring them.  (The strict derivation
+itself is held to the binary's own routine in tests/test_strict.py.)
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from providers_fake.api import LoopbackServer, ScriptedModelAPI, realcli
+from tests.realbin import real_binary
+
+SCHEMA = json.dumps(
+    {
+        "type": "object",
+        "properties": {"cause": {"type": "string"}},
+        "required": ["cause"],
+        "additionalProperties": False,
+    }
+)
+GATE = "tengu_structured_output_strict"
+
+
+def _tool(script: list[object], env: dict[str, str], args: tuple[str, ...] = ()) -> object:
+    with LoopbackServer(ScriptedModelAPI(script)) as server:
+        run = realcli.run_claude(
+            real_binary("claude"),
+            server.url,
+            prompt="p",
+            schema=SCHEMA,
+            output_format="stream-json",
+            env=env,
+            args=args,
+        )
+        requests = server.fake.requests
+    assert run.exit_code == 0, run.stderr
+    assert requests
+    return requests
+
+
+def test_the_strict_gate_cannot_be_turned_on_offline(tmp_path: Path) -> None:
+    overrides = json.dumps({GATE: True})
+    config = tmp_path / "config"
+    config.mkdir()
+    cached = {"cachedFeatureFlags": {GATE: True}, "cachedGrowthBookFeatures": {GATE: True}}
+    cached |= {"cachedFeatureFlagsAt": 4_102_444_800_000, "hasCompletedOnboarding": True}
+    (config / ".claude.json").write_text(json.dumps(cached))
+    ways = {
+        "the flag-override variable": {"CLAUDE_INTERNAL_FC_OVERRIDES": overrides},
+        "flags cached in the global config": {"CLAUDE_CONFIG_DIR": str(config)},
+    }
+    for way, env in ways.items():
+        requests = _tool([{"tool": {"cause": "c"}}], env)
+        tool = requests[0].structured_output_tool  # type: ignore[index]
+        assert tool is not None, way
+        assert "strict" not in tool, f"{way} turned the gate on: the skip reason is wrong"
+        assert tool["input_schema"] == json.loads(SCHEMA), way
+    # The config folder was the one read: the binary wrote its own keys beside ours.
+    assert "firstStartVersion" in json.loads((config / ".claude.json").read_text())
+
+
+def test_a_refusal_has_no_fallback_model_offline() -> None:
+    # --fallback-model arms the overload fallback, not the refusal one (remote configuration).
+    script = [{"text": "no", "stop_reason": "refusal"}]
+    with LoopbackServer(ScriptedModelAPI(script)) as server:
+        run = realcli.run_claude(
+            real_binary("claude"),
+            server.url,
+            prompt="p",
+            schema=SCHEMA,
+            output_format="stream-json",
+            args=("--fallback-model", "claude-sonnet-5"),
+        )
+        models = server.fake.models
+    lines = [json.loads(line) for line in run.stdout.splitlines() if line.startswith(b"{")]
+    subtypes = [line.get("subtype") for line in lines if line.get("type") == "system"]
+    assert "model_refusal_no_fallback" in subtypes
+    assert "model_refusal_fallback" not in subtypes
+    assert set(models) == {models[0]}  # no request went to the fallback model
