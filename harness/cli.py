@@ -265,7 +265,7 @@ class _Ending:
 
     def cause(self, code: int) -> str:
         if self.session is None:
-            return "see the message above" if code else ""
+            return "see the error message" if code else ""
         return str(self.session.cause(code))
 
 

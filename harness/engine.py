@@ -222,9 +222,16 @@ class Session:
             problems: list[Problem] = []
             baselines: dict[str, Baseline | None] = {}
             if self.baselines is not None:
-                catalogue = known(self.whole_catalogue())
+                narrow = known(self.catalogue().scenarios)
+                wide: dict[str, str | None] | None = None
                 for name in names.values():
-                    baseline, found = baseline_for(self.baselines, name, catalogue)
+                    # The run's own scenarios first: loading the whole catalogue
+                    # costs a short run most of its time, and only a baseline
+                    # naming scenarios outside the run needs it.
+                    baseline, found = baseline_for(self.baselines, name, narrow)
+                    if found:
+                        wide = wide or known(self.whole_catalogue())
+                        baseline, found = baseline_for(self.baselines, name, wide)
                     baselines[name] = baseline
                     problems += found
                     if baseline is not None and baseline.target != name:
@@ -397,7 +404,7 @@ class Session:
         if status == exitcodes.USAGE:
             problems = self.problems()
             if not problems:
-                return "see the message above"
+                return "see the error message"
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
             return f"{problems[0]}{more}"
         if status == exitcodes.INTERRUPTED:
@@ -531,4 +538,4 @@ def _plural(what: str, n: int) -> str:
         return what
     if what.startswith("target "):
         return "targets" + what[len("target") :]
-    return what + "s"
+    return what[:-1] + "ies" if what.endswith("y") else what + "s"
