@@ -69,7 +69,12 @@ def _paths(given: Sequence[str]) -> list[Path]:
     """The paths given, or the catalogue the package ships (`loader.bundled`)."""
     from harness.catalogue import loader  # noqa: PLC0415  (see the note at the top)
 
-    return [Path(p) for p in given] or [loader.bundled()]
+    if given:
+        return [Path(p) for p in given]
+    bundled = loader.bundled()
+    here = Path.cwd().resolve()
+    # In a checkout it is ./scenarios, and files are named as the user sees them.
+    return [bundled.relative_to(here) if bundled.is_relative_to(here) else bundled]
 
 
 def default_reports() -> Path:
