@@ -135,3 +135,11 @@ def test_without_jsonschema_rs_the_python_validator_answers_alone(
         assert bad
     finally:
         loader._quick.cache_clear()
+
+
+def test_a_short_document_that_breaks_a_bound_says_so_though_it_skips_the_event_pass() -> None:
+    deep = "id: x\nrequest: " + "[" * 300 + "\n"  # short, too deep, and never closed
+    assert len(deep) < yamlpos._EVENT_CHECK_FROM
+    with pytest.raises(yamlpos.YAMLProblem) as found:
+        yamlpos.load(deep)
+    assert "nested deeper than" in str(found.value.message)

@@ -135,6 +135,18 @@ _CLOSING = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
 _NODES = (yaml.ScalarEvent, yaml.AliasEvent, *_OPENING)
 
 
+def _bounds_first(text: str, kind: type[yaml.SafeLoader]) -> None:
+    """
+    Raise the bound a document that failed to parse broke before it failed,
+    if any: a short text skips the event pass, but its error must be the
+    same as if it had not.
+    """
+    try:
+        _check_size(text, kind)
+    except yaml.YAMLError:
+        return
+
+
 def _check_size(text: str, kind: type[yaml.SafeLoader] = _Loader) -> None:
     """
     `MAX_NODES` and `MAX_DEPTH`, held on the parser's event stream before any
@@ -205,6 +217,7 @@ def load(text: str) -> Located:
         value = builder.build(node, ())
         return Located(value, builder.marks, lines, tuple(builder.aliases))
     except yaml.MarkedYAMLError as error:
+        _bounds_first(text, kind)  # a document too deep or large says so, not what broke after
         mark = error.problem_mark or error.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         message = error.problem or error.context or "invalid YAML"
