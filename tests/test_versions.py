@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import targets
+from harness import exitcodes, targets
 from harness.catalogue import loader
 from harness.catalogue.scenario import Seam
 from harness.catalogue.versions import VersionRange, check_version, common
@@ -91,7 +91,10 @@ def test_a_bad_version_spec_is_one_line(
 ) -> None:
     with pytest.raises(BadTargetSpec, match="target"):
         targets.create(spec)
-    assert main(["run", "scenarios/model-api/claude/happy-json.yaml", "--target", spec]) == 2
+    assert (
+        main(["run", "scenarios/model-api/claude/happy-json.yaml", "--target", spec])
+        == exitcodes.USAGE
+    )
     out, err = capsys.readouterr()
     assert out == ""
     assert err.count("\n") == 1, err
@@ -125,13 +128,13 @@ def _fake_npm(folder: Path) -> Path:
     return bin_dir
 
 
-def test_an_unpublished_version_is_one_line_and_exit_2(
+def test_an_unpublished_version_is_one_line_and_a_usage_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PATH", f"{_fake_npm(tmp_path)}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setenv(realcli.DIR_ENV, str(tmp_path / "cache"))
     argv = ["run", "scenarios/model-api/claude/happy-json.yaml"]
-    assert main([*argv, "--target", "real:claude=2.1.244"]) == 2
+    assert main([*argv, "--target", "real:claude=2.1.244"]) == exitcodes.USAGE
     out, err = capsys.readouterr()
     assert out == ""
     lines = [line for line in err.splitlines() if not line.startswith("harness: installing")]
