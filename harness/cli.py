@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
 
-from harness import exitcodes
+from harness import exitcodes, signals
 from harness.exceptions import HarnessError
 from harness.signals import terminate_gracefully
 
@@ -245,6 +245,8 @@ def _pytest(args: argparse.Namespace, given: Sequence[str], paths: Sequence[Path
     # pytest's own temporary folders (pytest-xdist makes some) go with the run.
     with tempfile.TemporaryDirectory(prefix="harness-run-") as scratch, _own_plugins(not extra):
         code = int(pytest.main([*argv, "--basetemp", scratch], plugins=[ending]))
+    if signals.interrupted():
+        code = exitcodes.INTERRUPTED
     print(exitcodes.last_line(code, ending.cause(code)))
     return code
 
