@@ -255,15 +255,34 @@ def _functions(tree: ast.Module) -> Iterator[tuple[str, ast.FunctionDef]]:
                     yield f"{node.name}::{item.name}", item
 
 
-def _reach(tree: ast.Module, roots: dict[str, str]) -> dict[str, set[str]]:
+def _imported_by_name(function: ast.FunctionDef) -> set[str]:
+    """The CLIs whose model the function imports by name (``importlib.import_module``)."""
+    out: set[str] = set()
+    for call in ast.walk(function):
+        if not isinstance(call, ast.Call) or not call.args:
+            continue
+        func, first = call.func, call.args[0]
+        named = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+        if named == "import_module" and isinstance(first, ast.Constant):
+            cli = _cli_of(str(first.value))
+            if cli is not None:
+                out.add(cli)
+    return out
+
+
+def _reach(
+    tree: ast.Module, roots: dict[str, str], *, by_name: bool = False
+) -> dict[str, set[str]]:
     """
     For each function of the module, the labels of the ``roots`` it reaches: a root
-    name it uses or imports, or a helper of its module that does (to a fixpoint).
+    name it uses or imports, or a helper of its module that does (to a fixpoint);
+    with ``by_name``, a model package imported by its dotted name too.
     """
     functions = dict(_functions(tree))
     reach = {
         name: {roots[n] for n in _names_used(f) if n in roots}
         | {roots[a.name] for a in ast.walk(f) if isinstance(a, ast.alias) and a.name in roots}
+        | (_imported_by_name(f) if by_name else set())
         for name, f in functions.items()
     }
     changed = True
@@ -283,9 +302,7 @@ def model_tests() -> dict[str, set[str]]:
     for path in sorted(TESTS.glob("test_*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         names = _model_names(tree)
-        if not names:
-            continue
-        for name, clis in _reach(tree, names).items():
+        for name, clis in _reach(tree, names, by_name=True).items():
             if clis and name.rpartition("::")[2].startswith("test_"):
                 found[f"{path.name}::{name}"] = clis
     return found
