@@ -97,11 +97,12 @@ class ModelApiRequest:
                 "needs a refusal-fallback model armed by Claude Code's remote configuration; "
                 "offline the binary answers a refusal with system/model_refusal_no_fallback"
             )
-        if len(self.schema.encode()) > ARG_MAX_STRLEN:
+        # The cap counts the string's terminating NUL: 131,071 bytes of text start, 131,072 do not.
+        if len(self.schema.encode()) >= ARG_MAX_STRLEN:
             return (
                 f"the schema argument is {len(self.schema.encode())} bytes and Linux caps one "
-                f"argv string at {ARG_MAX_STRLEN} (MAX_ARG_STRLEN), so no caller can start the "
-                "real CLI with it"
+                f"argv string, its NUL included, at {ARG_MAX_STRLEN} (MAX_ARG_STRLEN), so no "
+                "caller can start the real CLI with it"
             )
         return None
 
