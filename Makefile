@@ -62,7 +62,7 @@ real-clis:
 
 run: $(STAMP) $(NODE_STAMP) $(SDK_CODEX_STAMP) $(CLAUDE_AJV_STAMP) $(REAL_CLIS)
 	$(BIN)/harness lint scenarios
-	$(BIN)/harness run scenarios $(TARGETS) --allow-exec --baselines baselines --reports reports
+	SOURCE_DATE_EPOCH=0 $(BIN)/harness run scenarios $(TARGETS) --allow-exec --baselines baselines --reports reports
 
 test: $(STAMP) $(NODE_STAMP) $(SDK_CODEX_STAMP) $(CLAUDE_AJV_STAMP) $(REAL_CLIS)
 	$(BIN)/ruff check harness providers_fake tests examples

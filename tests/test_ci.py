@@ -102,3 +102,17 @@ def test_the_suite_counts_match_its_elements() -> None:
     assert suite is not None
     counts = {k: suite.get(k) for k in ("tests", "failures", "errors", "skipped", "time")}
     assert counts == {"tests": "5", "failures": "1", "errors": "1", "skipped": "2", "time": "0.750"}
+
+
+def test_reproducible_reports_carry_no_measured_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    results = [CaseResult("a", "t", "passed", seconds=0.25)]
+    report = render.Report.build([], results, [], ROOT)
+    render.write(report, tmp_path / "timed")
+    assert 'time="0.250"' in (tmp_path / "timed" / "junit.xml").read_text()
+    monkeypatch.setenv(render.REPRODUCIBLE, "0")
+    render.write(report, tmp_path / "reproducible")
+    text = (tmp_path / "reproducible" / "junit.xml").read_text()
+    assert 'time="0.250"' not in text
+    assert text.count('time="0.000"') == 2  # the suite and its case

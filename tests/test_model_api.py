@@ -351,3 +351,25 @@ def test_reports_mask_what_real_clis_make_up_per_run() -> None:
             "num_turns": 2,
         }
     ]
+
+
+def test_per_run_names_claude_code_makes_up_are_masked() -> None:
+    from harness.seams.model_api import run  # noqa: PLC0415
+
+    session = "f92d3152-eaad-4c29-804d-f54122c522f3"
+    stdout = b'{"type":"system","subtype":"init","session_id":"' + session.encode() + b'"}\n'
+    masks = run._masks("/tmp/real-claude-ab12", 40123, stdout)
+    saved = (
+        f"Full output saved to: /tmp/real-claude-ab12/home/.claude/projects/"
+        f"-tmp-real-claude-ab12-probe/{session}/tool-results/bo4xpa9q9.txt\n\nPreview"
+    )
+    assert run._masked(masks, [saved]) == [
+        "Full output saved to: <work>/home/.claude/projects/"
+        "<work-slug>-probe/<session>/tool-results/<file>.txt\n\nPreview"
+    ]
+    assert (
+        run._masked(masks, stdout)
+        == b'{"type":"system","subtype":"init","session_id":"<session>"}\n'
+    )
+    # Without a session line (codex), nothing is taken for one.
+    assert [real for real, _ in run._masks("", 1, b"{}")] == ["127.0.0.1:1"]

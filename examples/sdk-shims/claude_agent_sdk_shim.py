@@ -219,6 +219,10 @@ def answer(message: dict[str, Any]) -> dict[str, Any]:
     return {"seq": seq, "outcome": found}
 
 
+#: How much of an unexpected error's text goes back to the harness.
+_MESSAGE_KEEP = 2000
+
+
 def serve(stdin: IO[str], stdout: IO[str], log: Callable[[str], None]) -> int:
     """Answer protocol messages until ``stop`` or end of input."""
     for line in stdin:
@@ -231,7 +235,10 @@ def serve(stdin: IO[str], stdout: IO[str], log: Callable[[str], None]) -> int:
             reply = answer(message)
         except Exception as error:  # noqa: BLE001 - reported to the harness, never raised
             log(f"scenario {message.get('scenario')}: {type(error).__name__}: {error}")
-            reply = {"seq": message.get("seq"), "errored": True, "message": repr(error)}
+            # str(), not repr(): a decode error's repr holds the whole input, ids and
+            # times included, which would make the reports differ from run to run.
+            said = f"{type(error).__name__}: {error}"[:_MESSAGE_KEEP]
+            reply = {"seq": message.get("seq"), "errored": True, "message": said}
         stdout.write(json.dumps(reply) + "\n")
         stdout.flush()
     return 0

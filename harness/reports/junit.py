@@ -14,7 +14,10 @@ way to hold most control characters: colour sequences are dropped and every
 other such character is shown as ``\\xNN``, so any parser accepts the file.
 
 Each case's ``time`` is the measured duration (`CaseResult.seconds`), the one
-thing in the reports that differs from run to run.
+thing in the reports that differs from run to run; reports meant to be
+compared byte for byte (the committed ones, `make run`) are written with
+``SOURCE_DATE_EPOCH`` set, the reproducible-builds convention, and then every
+``time`` is ``0.000``.
 """
 
 from __future__ import annotations
@@ -76,7 +79,11 @@ def _outcome(result: CaseResult) -> tuple[str, str, str] | None:
 
 
 def _suite(
-    parent: ET.Element, target: str, cases: Iterable[CaseResult], not_started: str | None
+    parent: ET.Element,
+    target: str,
+    cases: Iterable[CaseResult],
+    not_started: str | None,
+    timed: bool,
 ) -> None:
     suite = ET.SubElement(parent, "testsuite", name=target)
     counts = {"failure": 0, "error": 0, "skipped": 0}
@@ -88,14 +95,11 @@ def _suite(
         error.text = clean(not_started)
         counts["error"] += 1
     for result in cases:
+        seconds = result.seconds if timed else 0.0
         case = ET.SubElement(
-            suite,
-            "testcase",
-            classname=target,
-            name=result.scenario,
-            time=f"{result.seconds:.3f}",
+            suite, "testcase", classname=target, name=result.scenario, time=f"{seconds:.3f}"
         )
-        total += result.seconds
+        total += seconds
         found = _outcome(result)
         if found is None:
             continue
@@ -111,11 +115,12 @@ def _suite(
     suite.set("time", f"{total:.3f}")
 
 
-def render(report: Report) -> str:
+def render(report: Report, *, timed: bool = True) -> str:
+    """The file; ``timed=False`` gives every case the time 0 (reproducible reports)."""
     root = ET.Element("testsuites")
     not_started = report.not_started()
     for target in report.targets:
         mine = (r for r in report.results if r.target == target)
-        _suite(root, target, mine, not_started.get(target))
+        _suite(root, target, mine, not_started.get(target), timed)
     ET.indent(root)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, "unicode") + "\n"

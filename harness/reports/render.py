@@ -4,7 +4,8 @@ Reports: the conformance matrix, failures, coverage, catalogue, JSON, JUnit, HTM
 Every writer is a pure function of the scenarios, results and problems, with
 no clocks or machine paths, so two runs of the same catalogue give
 byte-identical files; the one exception is junit.xml's measured ``time`` of
-each case (`harness.reports.junit`), which CI dashboards want real.
+each case (`harness.reports.junit`), which CI dashboards want real, unless
+``SOURCE_DATE_EPOCH`` asks for reproducible reports (`write`).
 `Report` is the one value they all render.
 """
 
@@ -467,6 +468,11 @@ WRITERS = {
 }
 
 
+#: Set (to anything), the reports are byte-identical from run to run: junit.xml's
+#: measured times are left out.  The reproducible-builds convention's name.
+REPRODUCIBLE = "SOURCE_DATE_EPOCH"
+
+
 def write(report: Report, folder: Path, extra: Mapping[str, str] | None = None) -> list[Path]:
     """
     Write every report into ``folder`` as one set; return the paths written.
@@ -476,10 +482,14 @@ def write(report: Report, folder: Path, extra: Mapping[str, str] | None = None) 
     interrupted run leaves the previous set whole or the new one complete,
     never a mix.  Credential values of the environment never reach a file
     (`harness.adaptor.environment.scrub`).  ``extra`` files (a shard's
-    manifest) are written with the set.
+    manifest) are written with the set.  With `REPRODUCIBLE` in the
+    environment junit.xml carries no measured time.
     """
     folder.mkdir(parents=True, exist_ok=True)
-    texts = {name: scrub(writer(report)) for name, writer in WRITERS.items()}
+    writers = dict(WRITERS)
+    if REPRODUCIBLE in os.environ:
+        writers["junit.xml"] = lambda report: junit.render(report, timed=False)
+    texts = {name: scrub(writer(report)) for name, writer in writers.items()}
     texts.update({name: scrub(text) for name, text in (extra or {}).items()})
     mode = 0o666 & ~_umask()  # what a plain open() would give the files
     staged: list[tuple[Path, Path]] = []

@@ -37,6 +37,13 @@ if TYPE_CHECKING:
 
 #: What the real run's throwaway folder and the fake API's address are shown as.
 WORK, WORK_SLUG, GATEWAY = "<work>", "<work-slug>", "<fake-api>"
+#: What Claude Code's session id (random on the binary, seeded on the model) is shown
+#: as; it names a folder, so it reaches the model's messages too.
+SESSION = "<session>"
+#: A tool output Claude Code saved to a file gets a random name: shown as ``<file>``.
+_SAVED_FILE = re.compile(r"(/tool-results/)[A-Za-z0-9_-]+(\.txt)")
+_SAVED_FILE_BYTES = re.compile(_SAVED_FILE.pattern.encode())
+_SESSION_ID = re.compile(rb'"session_id":\s*"([0-9a-fA-F-]{36})"')
 #: The port the reference models' in-process API answers on (nothing listens there:
 #: respx answers in process); masked like the loopback fake's port.
 REFERENCE_PORT = 47_013
@@ -62,7 +69,7 @@ def run_case(
         run, mark = _REAL[request.cli](binary, server, request, jail)
     # Per-run names the CLI prints: its throwaway folder (codex names its schema
     # file there) and the fake's port (claude names the "inference gateway").
-    masks = _masks(run.workdir, server.port)
+    masks = _masks(run.workdir, server.port, run.stdout)
     stdout, stderr = _masked(masks, run.stdout), _masked(masks, run.stderr.decode(errors="replace"))
     # Codex stamps its log lines (an unsupported tool call, say) with the time of day.
     stderr = _LOG_TIME.sub(LOG_TIME, stderr)
@@ -81,11 +88,14 @@ def run_case(
     )
 
 
-def _masks(workdir: str, port: int) -> list[tuple[str, str]]:
+def _masks(workdir: str, port: int, stdout: bytes) -> list[tuple[str, str]]:
     # Claude Code also names its project folder after the working directory, every
     # character but letters and digits a dash (tool-results/ paths under HOME).
     slug = "".join(c if c.isalnum() else "-" for c in workdir)
     masks = [(workdir, WORK), (slug, WORK_SLUG)] if workdir else []
+    session = _SESSION_ID.search(stdout)
+    if session is not None:
+        masks.append((session.group(1).decode(), SESSION))
     return [*masks, (f"{LOOPBACK}:{port}", GATEWAY)]
 
 
@@ -94,11 +104,11 @@ def _masked(masks: list[tuple[str, str]], value: Any) -> Any:
     if isinstance(value, bytes):
         for real, shown in masks:
             value = value.replace(real.encode(), shown.encode())
-        return value
+        return _SAVED_FILE_BYTES.sub(rb"\1<file>\2", value)
     if isinstance(value, str):
         for real, shown in masks:
             value = value.replace(real, shown)
-        return value
+        return _SAVED_FILE.sub(r"\1<file>\2", value)
     if isinstance(value, dict):
         return {_masked(masks, k): _masked(masks, v) for k, v in value.items()}
     if isinstance(value, list):
@@ -229,7 +239,7 @@ def _run_reference(
         )
         files = realcli.workdir_files(cwd)
     run = session.run
-    masks = _masks(str(workdir), REFERENCE_PORT)
+    masks = _masks(str(workdir), REFERENCE_PORT, run.stdout)
     stdout, stderr = _masked(masks, run.stdout), _masked(masks, run.stderr)
     lines = parse_lines(stdout)
     return ModelApiOutcome(
