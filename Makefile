@@ -67,7 +67,7 @@ run: $(STAMP) $(NODE_STAMP) $(SDK_CODEX_STAMP) $(CLAUDE_AJV_STAMP) $(REAL_CLIS)
 test: $(STAMP) $(NODE_STAMP) $(SDK_CODEX_STAMP) $(CLAUDE_AJV_STAMP) $(REAL_CLIS)
 	$(BIN)/ruff check harness providers_fake tests examples
 	$(BIN)/mypy
-	$(BIN)/pytest -n 2 --cov --cov-report=term:skip-covered
+	$(BIN)/pytest -n 2 --dist worksteal --cov --cov-report=term:skip-covered
 
 lint: $(STAMP)
 	$(BIN)/ruff check harness providers_fake tests examples

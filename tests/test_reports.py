@@ -51,9 +51,11 @@ def _mask(value: Any) -> Any:
     return value
 
 
-def test_two_runs_are_byte_identical(catalogue: loader.Loaded, tmp_path: Path) -> None:
+def test_two_runs_are_byte_identical(
+    catalogue: loader.Loaded, built: render.Report, tmp_path: Path
+) -> None:
     root = Path(__file__).resolve().parent.parent
-    first = render.write(_build(catalogue, root), tmp_path / "one")
+    first = render.write(built, tmp_path / "one")
     second = render.write(_build(catalogue, root), tmp_path / "two")
     for a, b in zip(first, second, strict=True):
         assert _timeless(a.read_text()) == _timeless(b.read_text()), a.name

@@ -33,7 +33,9 @@ from harness.seams.model_api.values import ModelApiRequest
 from harness.targets import Target
 from providers_fake.api import realcli
 
-_STARTS = 40
+#: Start-ups timed per command and per ``--repeat``: 40 at the default 3, so a
+#: quick ``--repeat 1`` stays quick.
+_STARTS_PER_REPEAT = 13
 
 
 def _catalogue(path: str) -> list[Scenario]:
@@ -61,20 +63,20 @@ def _rate_on(scenarios: list[Scenario], runner: Target, repeat: int) -> tuple[fl
     return len(scenarios) / best, best / len(scenarios) * 1000, failures
 
 
-def _median_start(argv: list[str], env: dict[str, str] | None = None) -> float:
+def _median_start(argv: list[str], env: dict[str, str], runs: int) -> float:
     times = []
-    for _ in range(_STARTS):
+    for _ in range(runs):
         start = time.perf_counter()
         subprocess.run(argv, env=env, capture_output=True, timeout=30, check=False)
         times.append(time.perf_counter() - start)
     return statistics.median(times) * 1000
 
 
-def startup() -> dict[str, float]:
+def startup(runs: int) -> dict[str, float]:
     """Median start-up in ms of bare Python and of each fake replaying one line."""
     # The same minimal environment for every command, bare Python included.
     base = {"PATH": "/usr/bin:/bin"}
-    figures = {"python -c pass": _median_start([sys.executable, "-c", "pass"], base)}
+    figures = {"python -c pass": _median_start([sys.executable, "-c", "pass"], base, runs)}
     with tempfile.TemporaryDirectory() as folder:
         for cli, exe in EXECUTABLES.items():
             script = Path(folder) / f"{cli}.json"
@@ -83,7 +85,7 @@ def startup() -> dict[str, float]:
             argv = {"codex": ["exec", "--json", "hi"]}.get(
                 cli, ["-p", "--output-format", "json", "hi"]
             )
-            figures[exe] = _median_start([find_executable(cli), *argv], env)
+            figures[exe] = _median_start([find_executable(cli), *argv], env, runs)
     return figures
 
 
@@ -169,9 +171,10 @@ def main(path: str, repeat: int) -> int:
         "without scripted pauses)"
     )
     bad2 += bad3
-    figures = startup()
+    starts = _STARTS_PER_REPEAT * repeat + 1
+    figures = startup(starts)
     bare = figures["python -c pass"]
-    print(f"start-up medians over {_STARTS} runs:")
+    print(f"start-up medians over {starts} runs:")
     for name, ms in figures.items():
         print(f"  {name:20} {ms:7.2f} ms  ({ms / bare:.2f}x bare python)")
     bad2 += real_cli(path) + bad_commands
