@@ -223,6 +223,18 @@ def answer(message: dict[str, Any]) -> dict[str, Any]:
 _MESSAGE_KEEP = 2000
 
 
+def _said(error: Exception) -> str:
+    """
+    An unexpected error as the harness reports it, the same on every run: a
+    decode error's repr holds the CLI's whole output (ids and times included)
+    and its position depends on how the SDK's reads fell, so neither is kept.
+    """
+    if isinstance(error, UnicodeDecodeError):
+        byte = error.object[error.start : error.end]
+        return f"UnicodeDecodeError: {error.encoding} cannot decode {byte!r}: {error.reason}"
+    return f"{type(error).__name__}: {error}"[:_MESSAGE_KEEP]
+
+
 def serve(stdin: IO[str], stdout: IO[str], log: Callable[[str], None]) -> int:
     """Answer protocol messages until ``stop`` or end of input."""
     for line in stdin:
@@ -235,9 +247,7 @@ def serve(stdin: IO[str], stdout: IO[str], log: Callable[[str], None]) -> int:
             reply = answer(message)
         except Exception as error:  # noqa: BLE001 - reported to the harness, never raised
             log(f"scenario {message.get('scenario')}: {type(error).__name__}: {error}")
-            # str(), not repr(): a decode error's repr holds the whole input, ids and
-            # times included, which would make the reports differ from run to run.
-            said = f"{type(error).__name__}: {error}"[:_MESSAGE_KEEP]
+            said = _said(error)
             reply = {"seq": message.get("seq"), "errored": True, "message": said}
         stdout.write(json.dumps(reply) + "\n")
         stdout.flush()
