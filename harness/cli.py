@@ -1,7 +1,7 @@
 """
 The ``harness`` command: one subcommand per verb (lint, list, show, run,
-drift, baseline, record, import, fuzz, serve, mutants, bench), each listed by
-``harness --help``.
+drift, baseline, record, import, fuzz, serve, init, mutants, bench), each
+listed by ``harness --help``.
 
 Each subcommand is a thin shell over the core; ``run`` hands the catalogue to
 pytest (the engine) with the reports plugin switched on.
@@ -420,6 +420,24 @@ def serve(args: argparse.Namespace) -> int:
     return serve.main()
 
 
+#: ``harness init adaptor --lang``; tests/test_init.py holds it to
+#: `harness.targets.skeleton.SKELETONS` (kept here so that help answers without importing it).
+LANGUAGES = ("python", "node", "go")
+
+
+def init_adaptor(args: argparse.Namespace) -> int:
+    from harness.targets import skeleton  # noqa: PLC0415  (only this command needs it)
+
+    written = skeleton.write(args.lang, args.dir, args.name)
+    files = ", ".join(str(f) for f in written.files)
+    print(f"wrote {files}: a {args.lang} adaptor named {written.name} (docs/adaptors.md)")
+    if written.build:
+        print(f"build it, then run the catalogue against it:\n  {written.build}\n  {written.run}")
+    else:
+        print(f"run the catalogue against it:\n  {written.run}")
+    return exitcodes.OK
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, with a bad argument a usage error (exit 4) as everywhere else."""
 
@@ -619,6 +637,21 @@ def parser() -> argparse.ArgumentParser:
         "serve", help="serve the reference adaptor over the JSON-lines target protocol"
     )
     p.set_defaults(func=serve)
+
+    p = sub.add_parser("init", help="write a starting point: an adaptor skeleton in a language")
+    things = p.add_subparsers(dest="thing", required=True, metavar="WHAT")
+    p = things.add_parser(
+        "adaptor",
+        help="an adaptor speaking the JSON-lines protocol, passing the cases without a schema",
+        description="Write an adaptor skeleton into DIR (new or empty): it speaks the "
+        "JSON-lines protocol, runs the CLI a request names, passes the agent-cli cases without "
+        "a schema and answers the others skipped. Prints the command that runs the catalogue "
+        "against it.",
+    )
+    p.add_argument("--lang", required=True, choices=LANGUAGES, help="the skeleton's language")
+    p.add_argument("--name", default=None, help="the adaptor's target name (default: from DIR)")
+    p.add_argument("dir", metavar="DIR", help="the folder to write (new, or empty)")
+    p.set_defaults(func=init_adaptor)
 
     p = sub.add_parser(
         "mutants",

@@ -149,6 +149,21 @@ class CannotWrite(HarnessError):
 
 
 @dataclass(frozen=True)
+class WouldOverwrite(HarnessError):
+    """
+    ``harness init`` was pointed at a path that already holds something: it
+    writes only into a new or empty folder, so nothing of the user's is lost,
+    and nothing is written.
+    """
+
+    path: str
+    why: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.why}; harness init writes into a new or empty folder only"
+
+
+@dataclass(frozen=True)
 class ServiceFailed(HarnessError):
     """
     A service under test could not be talked to for one scenario.

@@ -13,8 +13,9 @@ string through a registry of kinds, never through a chain of conditions.
 
 Beside the registry: `protocol` (adaptors in any language over JSON lines),
 `serve` (the reference adaptor behind that protocol), `http` (services over
-the conformance binding), `real` (the real CLIs at any published version)
-and `workspace` (the fake's private folder for one case).
+the conformance binding), `real` (the real CLIs at any published version),
+`workspace` (the fake's private folder for one case) and `skeleton` (adaptors
+in other languages to start from, speaking that protocol).
 
 May import: `harness.systems`, `harness.adaptor`, `harness.catalogue`,
 `harness.exceptions`, `providers_fake`.
@@ -219,7 +220,9 @@ KINDS: dict[str, Kind] = {
 DEFAULT_TARGETS = ("reference",)
 
 
-_NAMED = re.compile(r"([a-z][a-z0-9-]*)=(.+)", re.DOTALL)
+#: What a target may be called (``NAME=SPEC``): its baseline is ``NAME.yaml``.
+NAME = re.compile(r"[a-z][a-z0-9-]*")
+_NAMED = re.compile(rf"({NAME.pattern})=(.+)", re.DOTALL)
 #: Names a target may not take, and why.
 RESERVED = {
     "differential": "baselines/differential.yaml holds the differential's expectations, "
