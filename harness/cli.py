@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from harness import exitcodes, signals
-from harness.exceptions import HarnessError
+from harness.exceptions import HarnessError, InvalidScenarios
 from harness.signals import terminate_gracefully
 
 # The subcommands import the harness when they run: until then SIGTERM is
@@ -707,6 +707,10 @@ def _main(argv: Sequence[str] | None) -> int:
     args.after_dashes = extra
     try:
         return int(args.func(args))
+    except InvalidScenarios as error:
+        for problem in error.problems:  # file:line:col first, as lint prints them
+            print(problem, file=sys.stderr)
+        return exitcodes.USAGE
     except HarnessError as error:
         print(f"harness: {error}", file=sys.stderr)
         return exitcodes.USAGE

@@ -37,7 +37,10 @@ class HarnessError(Exception):
 
 @dataclass(frozen=True)
 class InvalidScenarios(HarnessError):
-    """Scenario files were rejected; the problems say where and why."""
+    """
+    Scenario files, or a file read beside them (the equivalent mutants), were
+    rejected; the problems say where and why, one ``file:line:col`` line each.
+    """
 
     problems: tuple[Problem, ...]
 

@@ -124,3 +124,37 @@ def test_help_is_not_an_error(capsys: pytest.CaptureFixture[str]) -> None:
         main(["run", "--help"])
     assert done.value.code == exitcodes.OK
     assert "--target" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["--module", "nope"], "harness: mutants: unknown module(s) nope; known: pipeline, "),
+        (["--jobs", "0"], "harness: mutants: --jobs must be at least 1 and --deadline above 0"),
+        (["--jobs", "two"], "harness mutants: error: argument --jobs: invalid int value: 'two'"),
+        (["/no/such/folder"], "/no/such/folder:1:1: <document>: no such file or directory"),
+    ],
+    ids=["unknown-module", "no-jobs", "jobs-not-a-number", "no-folder"],
+)
+def test_4_mutants_bad_arguments(
+    argv: list[str], says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each is found before any mutant runs, and is a usage error like every other command's."""
+    assert main(["mutants", *argv]) == exitcodes.USAGE
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert says in err
+    assert "Traceback" not in err
+
+
+def test_4_mutants_with_an_equivalents_file_that_is_invalid(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    equivalents = tmp_path / "mutants.yaml"
+    equivalents.write_text(
+        "equivalent:\n  - mutant: 3\n    reason: the same behaviour on every input\n"
+    )
+    assert main(["mutants", "--equivalents", str(equivalents)]) == exitcodes.USAGE
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == f"{equivalents}:2:5: equivalent[0].mutant: 3 is not of type 'string'\n"

@@ -36,7 +36,7 @@ from typing import Any
 from harness import targets
 from harness.catalogue import loader, yamlfile
 from harness.catalogue.scenario import Scenario, Seam
-from harness.exceptions import Problem
+from harness.exceptions import HarnessError, InvalidScenarios, Problem
 from harness.reports.mutate import Mutant, install, module_source, mutants
 from harness.seams.case import execute
 
@@ -290,7 +290,7 @@ def score(verdicts: Sequence[Verdict], equivalents: Equivalents, complete: bool)
 def agent_cli(paths: Sequence[Path]) -> list[Scenario]:
     loaded = loader.load(paths)
     if loaded.problems:
-        raise SystemExit("\n".join(str(p) for p in loaded.problems))
+        raise InvalidScenarios(tuple(loaded.problems))
     return [s for s in loaded.scenarios if s.seam is Seam.AGENT_CLI]
 
 
@@ -301,23 +301,32 @@ def main(
     jobs: int,
     deadline: float,
 ) -> int:
-    """Run every mutant of ``modules``; print the score and each survivor; 0 when none."""
+    """
+    Run every mutant of ``modules``; print the score and each survivor.
+
+    Returns 0 when every mutant is killed or listed, 1 when one survived (or
+    the catalogue fails with no mutant at all, which is a regression of its
+    own); bad arguments and files raise HarnessError, a usage error.
+    """
     equivalents, problems = load_equivalents(equivalents_file)
-    for problem in problems:
-        print(problem)
     if problems:
-        return 2
+        raise InvalidScenarios(tuple(problems))
     unknown = sorted(set(modules) - set(MODULES))
     if unknown:
-        print(f"harness: unknown module(s) {', '.join(unknown)}; known: {', '.join(MODULES)}")
-        return 2
+        known = ", ".join(MODULES)
+        raise HarnessError(f"mutants: unknown module(s) {', '.join(unknown)}; known: {known}")
+    if jobs < 1 or deadline <= 0:
+        raise HarnessError("mutants: --jobs must be at least 1 and --deadline above 0")
     scenarios = agent_cli(paths)
     runner = Runner(scenarios, jobs, deadline)
     try:
         failing = runner.control()
         if failing is not None:
-            print(f"harness: the catalogue fails without any mutant ({failing}); fix that first")
-            return 2
+            print(
+                f"harness: the catalogue fails without any mutant ({failing}); fix that first",
+                file=sys.stderr,
+            )
+            return 1
         work = all_mutants(modules)
         started = time.monotonic()
         verdicts = runner.run(work)
