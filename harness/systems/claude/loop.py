@@ -371,8 +371,8 @@ class _Loop:
         if not turn.reminded:
             turn.reminded = True
             self.event("enforce_reminder")
-            reminder = {"type": "text", "text": data.ENFORCE_REMINDER}
-            self.history.append({"role": "user", "content": [reminder]})
+            # Plain string content: a block only while it is last and carries the cache mark.
+            self.history.append({"role": "user", "content": data.ENFORCE_REMINDER})
             return False
         # A second prose stop ends the turn; if its only objects were retracted, in error (LOOP-13).
         if turn.retracted:
