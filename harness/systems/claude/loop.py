@@ -523,7 +523,8 @@ def run_claude(
         here, workdir or here, env, tuple(allowed_tools), renderer.session_id, renderer.ids
     )
     loop = _Loop(client, base_url, renderer, settings, bench)
-    warnings = "".join(f"{line}\n" for line in taken.warnings)
+    unknown = data.unrecognized_model(env.get("ANTHROPIC_MODEL"))
+    warnings = "".join(f"{line}\n" for line in (*taken.warnings, *([unknown] if unknown else [])))
     try:
         loop.run(prompt, renderer.model)
     except httpx.TimeoutException:
