@@ -487,7 +487,13 @@ def write(report: Report, folder: Path) -> list[Path]:
     try:
         for name, text in texts.items():
             with tempfile.NamedTemporaryFile(
-                "w", encoding="utf-8", dir=folder, prefix=f".{name}.", suffix=".tmp", delete=False
+                "w",
+                encoding="utf-8",
+                errors="backslashreplace",  # a lone surrogate from a scenario, as JSON escapes it
+                dir=folder,
+                prefix=f".{name}.",
+                suffix=".tmp",
+                delete=False,
             ) as handle:
                 handle.write(text)
             staged.append((Path(handle.name), folder / name))

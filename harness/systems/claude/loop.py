@@ -203,7 +203,7 @@ class _Loop:
             )
             left = self.time_left()
             with self.client.stream(
-                "POST", self.url, json=body, headers=wire.HEADERS, timeout=left
+                "POST", self.url, content=wire.encoded(body), headers=wire.SENT, timeout=left
             ) as response:
                 if response.status_code >= 400:
                     response.read()
@@ -367,6 +367,8 @@ class _Loop:
             self.result(fields)
             return True
         if outcome in ("rejected", "working"):
+            if answer.midstream_error:
+                self.event("api_error_message")  # shown only: the calls before the break stand
             return False
         if not turn.reminded:
             turn.reminded = True
@@ -377,8 +379,8 @@ class _Loop:
         # A second prose stop ends the turn; if its only objects were retracted, in error (LOOP-13).
         if turn.retracted:
             self.exhausted(turn)
-        else:
-            self.result({})
+        else:  # the answer's last text is the result, even a blank one the CLI did not show
+            self.result({} if answer.last_text is None else {"result": answer.last_text})
         return True
 
     def answered(self, turn: _Turn, answer: wire.Answer) -> Taking:
