@@ -326,6 +326,18 @@ class _Loop:
             delay = self.back_off(turn.cuts, None)
             self.event("api_retry", {"attempt": turn.cuts, "status": None, "delay_ms": delay})
             return False
+        if self.taken(turn, answer):
+            return True
+        if turn.rejected + turn.retracted >= turn.allowed:
+            # The limit is checked again before the next request, after the reminder or
+            # the results went in: a limit of zero or less ends the run at the first
+            # answer without an object, whatever it was (probed).
+            self.exhausted(turn)
+            return True
+        return False
+
+    def taken(self, turn: _Turn, answer: wire.Answer) -> bool:
+        """A complete answer shown and answered: True when the run has ended."""
         turn.failures = turn.overloads = turn.cascade = 0
         mark = len(self.history)
         taking = self.answered(turn, answer)
