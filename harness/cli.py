@@ -15,10 +15,12 @@ import os
 import sys
 import tempfile
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
+from harness import exitcodes, signals
 from harness.exceptions import HarnessError
 from harness.signals import terminate_gracefully
 
@@ -64,7 +66,15 @@ Arguments after a bare -- are passed to pytest (e.g. -- --junitxml=out.xml)."""
 
 
 def _paths(given: Sequence[str]) -> list[Path]:
-    return [Path(p) for p in given] or [Path("scenarios")]
+    """The paths given, or the catalogue the package ships (`loader.bundled`)."""
+    from harness.catalogue import loader  # noqa: PLC0415  (see the note at the top)
+
+    if given:
+        return [Path(p) for p in given]
+    bundled = loader.bundled()
+    here = Path.cwd().resolve()
+    # In a checkout it is ./scenarios, and files are named as the user sees them.
+    return [bundled.relative_to(here) if bundled.is_relative_to(here) else bundled]
 
 
 def default_reports() -> Path:
@@ -98,7 +108,7 @@ def lint(args: argparse.Namespace) -> int:
         print(problem)
     if loaded.problems:
         print(f"{len(loaded.problems)} problem(s)", file=sys.stderr)
-        return 2
+        return exitcodes.USAGE
     print(f"{len(loaded.scenarios)} scenarios OK")
     return 0
 
@@ -112,17 +122,17 @@ def list_(args: argparse.Namespace) -> int:
     unknown = _tags(loaded, args.tag)
     if unknown is not None:
         print(f"harness: {unknown}", file=sys.stderr)
-        return 2
+        return exitcodes.USAGE
     if args.tags:
         counts = Counter(tag for s in loaded.scenarios for tag in s.tags)
         for tag, count in sorted(counts.items()):
             print(f"{tag:24} {count} scenario(s)")
-        return 2 if loaded.problems else 0
+        return exitcodes.USAGE if loaded.problems else exitcodes.OK
     for s in loaded.scenarios:
         if args.tag and not set(args.tag) & set(s.tags):
             continue
         print(f"{s.id:48} {s.seam.value:11} {','.join(s.clauses):24} {s.title}")
-    return 2 if loaded.problems else 0
+    return exitcodes.USAGE if loaded.problems else exitcodes.OK
 
 
 def show(args: argparse.Namespace) -> int:
@@ -135,7 +145,7 @@ def show(args: argparse.Namespace) -> int:
     if not found:
         hint = did_you_mean(args.id, [s.id for s in loaded.scenarios])
         print(f"no scenario with id {args.id!r}{hint}", file=sys.stderr)
-        return 2
+        return exitcodes.USAGE
     s = found[0]
     clauses = registry()
     print(f"{s.id}: {s.title}")
@@ -156,7 +166,7 @@ def show(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     import pytest  # noqa: PLC0415  (see the note at the top)
 
-    from harness import targets  # noqa: PLC0415
+    from harness import shards, targets  # noqa: PLC0415
 
     for target in args.target:
         targets.create(target)  # a bad spec is one clear line, before pytest starts
@@ -166,11 +176,24 @@ def run(args: argparse.Namespace) -> int:
         unknown = _tags(loader.load(_paths(args.paths)), args.tag)
         if unknown is not None:
             print(f"harness: {unknown}", file=sys.stderr)
-            return 2
+            return exitcodes.USAGE
     if args.baselines and not Path(args.baselines).is_dir():
         print(f"harness: --baselines {args.baselines}: no such folder", file=sys.stderr)
-        return 2
+        return exitcodes.USAGE
+    if args.shard:
+        try:
+            shards.parse(args.shard)
+        except ValueError as error:
+            print(f"harness: {error}", file=sys.stderr)
+            return exitcodes.USAGE
+        if args.reports == "":
+            print("harness: a --shard run writes reports: not --reports ''", file=sys.stderr)
+            return exitcodes.USAGE
+    extra = getattr(args, "after_dashes", [])
     argv = ["--pyargs", "harness.testing", "-p", "no:cacheprovider", "-q", "-rfE"]
+    if not extra:  # only the plugins the run needs (see _own_plugins)
+        argv += ["-p", "harness.pytest_plugin"]
+        argv += ["-p", "xdist.plugin"] if args.workers else []
     # The run is this command's, not the project's test suite: no ini file's
     # addopts (a checkout's own pytest settings opt its tests into --allow-exec).
     argv += ["-o", "addopts="]
@@ -192,16 +215,65 @@ def run(args: argparse.Namespace) -> int:
         argv.append("--harness-allow-exec")
     if args.show_known:
         argv.append("--harness-show-known")
+    if args.shard:
+        argv += ["--harness-shard", args.shard]
     if args.k:
         argv += ["-k", args.k]
     if args.tag:
         argv += ["-m", " or ".join(args.tag)]
     if args.workers:
         argv += ["-n", str(args.workers)]
-    argv += getattr(args, "after_dashes", [])
+    argv += extra
+    ending = _Ending()
     # pytest's own temporary folders (pytest-xdist makes some) go with the run.
-    with tempfile.TemporaryDirectory(prefix="harness-run-") as scratch:
-        return int(pytest.main([*argv, "--basetemp", scratch]))
+    with tempfile.TemporaryDirectory(prefix="harness-run-") as scratch, _own_plugins(not extra):
+        code = int(pytest.main([*argv, "--basetemp", scratch], plugins=[ending]))
+    if signals.interrupted():
+        code = exitcodes.INTERRUPTED
+    print(exitcodes.last_line(code, ending.cause(code)))
+    return code
+
+
+@contextmanager
+def _own_plugins(only: bool) -> Iterator[None]:
+    """
+    With ``only``, pytest loads the harness's plugin (and pytest-xdist's when
+    workers are asked for), not every plugin installed beside it: importing
+    coverage, syrupy, hypothesis and the rest would cost a short run most of
+    its time.  Arguments after ``--`` may need any of them, so then all load.
+    """
+    if not only:
+        yield
+        return
+    before = os.environ.get(_NO_AUTOLOAD)
+    os.environ[_NO_AUTOLOAD] = "1"
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[_NO_AUTOLOAD]
+        else:
+            os.environ[_NO_AUTOLOAD] = before
+
+
+_NO_AUTOLOAD = "PYTEST_DISABLE_PLUGIN_AUTOLOAD"
+
+
+class _Ending:
+    """A pytest plugin that keeps the harness session, to say why the run ends as it does."""
+
+    def __init__(self) -> None:
+        self.session: Any = None
+
+    def pytest_sessionfinish(self, session: Any) -> None:
+        from harness.pytest_plugin import session_of  # noqa: PLC0415  (see the note at the top)
+
+        self.session = session_of(session.config)
+
+    def cause(self, code: int) -> str:
+        if self.session is None:
+            return "see the error message" if code else ""
+        return str(self.session.cause(code))
 
 
 def bench(args: argparse.Namespace) -> int:
@@ -213,19 +285,24 @@ def bench(args: argparse.Namespace) -> int:
 def baseline(args: argparse.Namespace) -> int:
     from harness import engine, targets  # noqa: PLC0415  (see the note at the top)
     from harness.catalogue import loader  # noqa: PLC0415
-    from harness.reports import baseline  # noqa: PLC0415
+    from harness.reports import baseline, rebaseline  # noqa: PLC0415
     from harness.seams import RunOptions, case  # noqa: PLC0415
     from harness.targets.announce import about  # noqa: PLC0415
 
     target = targets.create(args.target)
     if engine.baseline_path(Path("baselines"), target.name) is None:
         print(f"harness: give the target a short name: NAME={args.target}", file=sys.stderr)
-        return 2
+        return exitcodes.USAGE
     loaded = loader.load(_paths(args.paths))
-    for problem in loaded.problems:
+    out = Path(args.out or f"baselines/{target.name}.yaml")
+    old, problems = None, list(loaded.problems)
+    if not problems and out.exists():
+        # Merged into, so it must load: a typo must not cost the reasons in it.
+        old, problems = baseline.load(out, baseline.known(loaded.scenarios))
+    for problem in problems:
         print(problem, file=sys.stderr)
-    if loaded.problems:
-        return 2
+    if problems:
+        return exitcodes.USAGE
     try:
         options = RunOptions(allow_exec=args.allow_exec)
         results = [case.execute(s, target, options) for s in loaded.scenarios]
@@ -237,16 +314,53 @@ def baseline(args: argparse.Namespace) -> int:
     why = about(target, target.name, target.kind).not_started
     if why is not None:  # a baseline of a target that never ran would list nothing true
         print(f"harness: {target.name} did not start: {why}", file=sys.stderr)
-        return 2
-    text = baseline.render(target.name, results)
-    out = Path(args.out or f"baselines/{target.name}.yaml")
+        return exitcodes.USAGE
+    merged = rebaseline.merge(target.name, results, old, prune=args.prune)
+    text = rebaseline.render(merged.baseline, rebaseline.header_of(out, target.name))
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text, encoding="utf-8")
-    failing, skipped = baseline.counts(results)
+    failing, skipped = rebaseline.counts(merged.baseline)
+    changes = f"{merged.added} entries added, {merged.stale} stale"
+    if args.prune:
+        changes += f", {merged.pruned} pruned"
+    elif merged.stale:
+        changes += " (--prune removes them)"
     print(
-        f"wrote {out}: {failing} known failure(s) and {skipped} skip(s) of {len(results)} scenarios"
+        f"wrote {out}: {failing} known failure(s) and {skipped} skip(s) of {len(results)} "
+        f"scenarios; {changes}"
     )
     return 0
+
+
+def merge(args: argparse.Namespace) -> int:
+    from harness import engine, shards, targets  # noqa: PLC0415  (see the note at the top)
+
+    found = []
+    for folder in map(Path, args.folders):
+        manifest, problem = shards.read(folder)
+        if problem is not None:
+            print(exitcodes.last_line(exitcodes.USAGE, str(problem)))
+            return exitcodes.USAGE
+        assert manifest is not None
+        found.append((folder, manifest))
+    problem = shards.check(found)
+    if problem is not None:
+        print(exitcodes.last_line(exitcodes.USAGE, str(problem)))
+        return exitcodes.USAGE
+    results = [r for _, manifest in found for r in manifest.results]
+    abouts = [a for _, manifest in found for a in manifest.abouts]
+    reports = Path(args.reports) if args.reports else default_reports()
+    try:
+        run = found[0][1].run
+        session = engine.merged(run, results, abouts, Path.cwd(), reports)
+        for line in session.summary_lines():
+            print(line)
+        code = session.status()
+        print(f"harness: reports written to {reports}")
+        print(exitcodes.last_line(code, session.cause(code)))
+    finally:
+        targets.close_all()
+    return code
 
 
 def record(args: argparse.Namespace) -> int:
@@ -273,6 +387,14 @@ def serve(args: argparse.Namespace) -> int:
     return serve.main()
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a bad argument a usage error (exit 4) as everywhere else."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(exitcodes.USAGE, f"{self.prog}: error: {message}\n")
+
+
 class _Version(argparse.Action):
     """``--version``, looked up only when asked for (help and the commands stay fast)."""
 
@@ -287,7 +409,7 @@ class _Version(argparse.Action):
 
 
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(
+    top = _Parser(
         prog="harness",
         description=DESCRIPTION,
         epilog=EPILOG,
@@ -296,7 +418,7 @@ def parser() -> argparse.ArgumentParser:
     top.add_argument("--version", action=_Version)
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("lint", help="check scenario files; one line per problem, exit 2 if any")
+    p = sub.add_parser("lint", help="check scenario files; one line per problem, exit 4 if any")
     p.add_argument("paths", nargs="*", metavar="PATHS", help=PATHS_HELP)
     p.set_defaults(func=lint)
 
@@ -344,12 +466,23 @@ def parser() -> argparse.ArgumentParser:
         help="print the current diff of each failure a baseline lists (quiet by default)",
     )
     p.add_argument("--allow-exec", action="store_true", help=ALLOW_EXEC_HELP)
+    p.add_argument(
+        "--shard", default=None, metavar="K/N", help="run the K-th of N shards (see harness merge)"
+    )
     p.set_defaults(func=run)
+
+    p = sub.add_parser("merge", help="combine the reports of a run's shards into one set")
+    p.add_argument("folders", nargs="+", metavar="DIR", help="the report folders of the shards")
+    p.add_argument("--reports", default=None, metavar="DIR", help="folder for the merged reports")
+    p.set_defaults(func=merge)
 
     p = sub.add_parser("baseline", help="write a baseline of a target's current failures")
     p.add_argument("paths", nargs="*", metavar="PATHS", help=PATHS_HELP)
     p.add_argument("--target", required=True, help="NAME=SPEC: the target and its short name")
-    p.add_argument("-o", "--out", default=None, help="file to write (default baselines/NAME.yaml)")
+    p.add_argument(
+        "-o", "--out", default=None, help="file to merge into (default baselines/NAME.yaml)"
+    )
+    p.add_argument("--prune", action="store_true", help="remove entries that no longer apply")
     p.add_argument("--allow-exec", action="store_true", help=ALLOW_EXEC_HELP)
     p.set_defaults(func=baseline)
 
@@ -458,12 +591,18 @@ def mutants_(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command; its exit status is one of `harness.exitcodes`."""
     terminate_gracefully()
     try:
-        return _main(argv)
+        with exitcodes.internal_errors():
+            return _main(argv)
     except KeyboardInterrupt:
         print("harness: interrupted", file=sys.stderr)
-        return 2
+        return exitcodes.INTERRUPTED
+    except SystemExit as done:  # argparse's usage errors, and internal errors
+        if done.code in (None, 0):
+            raise  # --help and --version end the process, as argparse has them do
+        return done.code if isinstance(done.code, int) else exitcodes.USAGE
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -477,7 +616,7 @@ def _main(argv: Sequence[str] | None) -> int:
         return int(args.func(args))
     except HarnessError as error:
         print(f"harness: {error}", file=sys.stderr)
-        return 2
+        return exitcodes.USAGE
 
 
 if __name__ == "__main__":

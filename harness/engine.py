@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from harness import seams, targets
+from harness import exitcodes, seams, shards, targets
 from harness.catalogue import loader
 from harness.catalogue.scenario import Scenario, Seam
 from harness.exceptions import Problem
@@ -103,6 +103,8 @@ def result_to_json(result: CaseResult) -> str:
             "mismatches": [[m.field, m.expected, m.actual] for m in result.mismatches],
             "seam": None if result.outcome is None else result.outcome.seam,
             "outcome": None if result.outcome is None else result.outcome.to_json(),
+            "context": result.context,
+            "seconds": result.seconds,
         }
     )
 
@@ -120,6 +122,8 @@ def result_from_json(text: str) -> CaseResult:
         verdict=data.get("verdict"),
         note=data.get("note"),
         skipped_by=data.get("skipped_by"),
+        context=data.get("context", ""),
+        seconds=float(data.get("seconds", 0.0)),
     )
 
 
@@ -141,6 +145,8 @@ class Session:
     abouts: dict[str, About] = field(default_factory=dict)
     checked: tuple[dict[str, Baseline | None], list[Problem]] | None = None
     expected: tuple[tuple[disagreements.Entry, ...], list[Problem]] | None = None
+    #: This run's shard (K, N) of a run split across machines (`harness.shards`).
+    shard: tuple[int, int] | None = None
 
     def catalogue(self) -> loader.Loaded:
         if self.loaded is None:
@@ -216,9 +222,16 @@ class Session:
             problems: list[Problem] = []
             baselines: dict[str, Baseline | None] = {}
             if self.baselines is not None:
-                catalogue = known(self.whole_catalogue())
+                narrow = known(self.catalogue().scenarios)
+                wide: dict[str, str | None] | None = None
                 for name in names.values():
-                    baseline, found = baseline_for(self.baselines, name, catalogue)
+                    # The run's own scenarios first: loading the whole catalogue
+                    # costs a short run most of its time, and only a baseline
+                    # naming scenarios outside the run needs it.
+                    baseline, found = baseline_for(self.baselines, name, narrow)
+                    if found:
+                        wide = wide or known(self.whole_catalogue())
+                        baseline, found = baseline_for(self.baselines, name, wide)
                     baselines[name] = baseline
                     problems += found
                     if baseline is not None and baseline.target != name:
@@ -277,6 +290,8 @@ class Session:
             for problem in self.problems()
         ]
         for scenario in loaded.scenarios:
+            if not shards.belongs(scenario.id, self.shard):
+                continue
             marks = [getattr(pytest.mark, tag) for tag in scenario.tags]
             params += [
                 pytest.param(
@@ -384,6 +399,41 @@ class Session:
             out.setdefault(target.name, about(target, target.name, target.kind))
         return tuple(out[name] for name in sorted(out))
 
+    def cause(self, status: int) -> str:
+        """Why the run ends with ``status``: the end of the summary's last line."""
+        if status == exitcodes.USAGE:
+            problems = self.problems()
+            if not problems:
+                return "see the error message"
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            return f"{problems[0]}{more}"
+        if status == exitcodes.INTERRUPTED:
+            if self.reports is None:
+                return "the run was stopped"
+            return f"the run was stopped; the reports in {self.reports} are as they were"
+        if status == exitcodes.NOTHING:
+            return "no case matched the selection (paths, -k, --tag, --shard)"
+        verdicts = Counter(r.verdict for r in self.results)
+        found = self.differential() if self.results else disagreements.Differential()
+        counted = [
+            (verdicts["regression"], "regression"),
+            (verdicts["stale"], "stale baseline entry"),
+            (len(found.unexplained), "unexplained disagreement"),
+            (len(found.stale), "stale differential entry"),
+            (len(self.not_started()), "target that could not start"),
+        ]
+        if status == exitcodes.FAILED:
+            said = [f"{n} {_plural(what, n)}" for n, what in counted if n]
+            return ", ".join(said) or "a case failed"
+        if status == exitcodes.OK:
+            statuses = Counter(r.status for r in self.results)
+            known = verdicts["expected"]
+            return (
+                f"{statuses['passed']} passed, {known} known failure{'s' * (known != 1)}, "
+                f"{statuses['skipped']} skipped"
+            )
+        return ""
+
     def finish(self) -> list[Path]:
         if self.reports is None:
             return []
@@ -400,7 +450,62 @@ class Session:
             commands=commands,
             abouts=self._abouts(),
         )
-        return render.write(built, self.reports)
+        extra = {}
+        if self.shard is None:
+            # A shard's manifest left by an earlier run would make these a shard's reports.
+            (self.reports / shards.MANIFEST).unlink(missing_ok=True)
+        else:
+            encoded = tuple(map(result_to_json, self.results))
+            seen = tuple(json.dumps(a.to_json()) for _, a in sorted(self.abouts.items()))
+            manifest = shards.Manifest(self.shard, self.run(), encoded, seen)
+            extra[shards.MANIFEST] = manifest.to_json()
+        return render.write(built, self.reports, extra)
+
+    def run(self) -> shards.Run:
+        """What this run is, as its shards' manifests record it (paths from the root)."""
+        baselines = None if self.baselines is None else self._from_root(self.baselines)
+        return shards.Run(
+            tuple(map(self._from_root, self.paths)),
+            self.targets,
+            baselines,
+            self.options.allow_exec,
+        )
+
+    def _from_root(self, path: Path) -> str:
+        try:
+            return path.relative_to(self.root).as_posix()
+        except ValueError:
+            return str(path)
+
+    def status(self) -> int:
+        """The exit status the results give, as a whole run's (`harness merge`)."""
+        if self.problems():
+            return exitcodes.USAGE
+        if not self.results:
+            return exitcodes.NOTHING
+        bad = any(r.verdict in {"regression", "stale"} for r in self.results)
+        return exitcodes.FAILED if bad or self.failing() else exitcodes.OK
+
+
+def merged(
+    run: shards.Run, results: list[str], abouts: list[str], root: Path, reports: Path
+) -> Session:
+    """The session of the one run whose shards gave ``results``, its reports written."""
+    session = Session(
+        paths=tuple(root / p for p in run.paths),
+        targets=run.targets,
+        root=root,
+        reports=reports,
+        baselines=None if run.baselines is None else root / run.baselines,
+        options=RunOptions(allow_exec=run.allow_exec),
+    )
+    session.results = [result_from_json(r) for r in results]
+    for raw in abouts:
+        seen = About.from_json(json.loads(raw))
+        known = session.abouts.get(seen.target)
+        session.abouts[seen.target] = seen if known is None else known.merged(seen)
+    session.finish()
+    return session
 
 
 def verdict(result: CaseResult) -> None:
@@ -415,12 +520,22 @@ def verdict(result: CaseResult) -> None:
                 f"{result.case_id}: skipped ({result.reason}), {result.note}", pytrace=False
             )
         pytest.skip(result.reason or "skipped")
+    shown = f"\n{result.context}" if result.context else ""
     if result.status == "errored":
-        pytest.fail(f"errored: {result.reason}", pytrace=False)
+        pytest.fail(f"errored: {result.reason}{shown}", pytrace=False)
     if result.status == "failed":
         diff = "\n".join(m.render() for m in result.mismatches)
         got = result.outcome
         summary = "" if got is None else f"\noutcome: {got.summary()}"
         pytest.fail(
-            f"{result.case_id} does not meet its expectation\n{diff}{summary}", pytrace=False
+            f"{result.case_id} does not meet its expectation\n{diff}{summary}{shown}", pytrace=False
         )
+
+
+def _plural(what: str, n: int) -> str:
+    """``what`` for ``n`` of them ("target that could not start": its first word)."""
+    if n == 1:
+        return what
+    if what.startswith("target "):
+        return "targets" + what[len("target") :]
+    return what[:-1] + "ies" if what.endswith("y") else what + "s"

@@ -54,6 +54,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "without it such cases are skipped",
     )
     group.addoption(
+        "--harness-shard",
+        default=None,
+        metavar="K/N",
+        help="run the K-th of N shards of the cases (by a hash of the scenario id)",
+    )
+    group.addoption(
         "--harness-reports",
         default=None,
         metavar="DIR",
@@ -74,6 +80,7 @@ _OPTIONS = (
     "harness_reports",
     "harness_allow_exec",
     "harness_show_known",
+    "harness_shard",
 )
 
 
@@ -116,8 +123,26 @@ def _session(config: pytest.Config) -> Session:
             baselines=_baselines(config),
             options=RunOptions(allow_exec=config.getoption("harness_allow_exec")),
             show_known=config.getoption("harness_show_known"),
+            shard=_shard(config),
         )
     return config.stash[_SESSION]
+
+
+def session_of(config: pytest.Config) -> Session | None:
+    """The harness's state of a pytest session, if the plugin made one."""
+    return config.stash.get(_SESSION, None)
+
+
+def _shard(config: pytest.Config) -> tuple[int, int] | None:
+    from harness import shards  # noqa: PLC0415  (see the note at the top)
+
+    given = config.getoption("harness_shard")
+    if given is None:
+        return None
+    try:
+        return shards.parse(given)
+    except ValueError as error:
+        raise pytest.UsageError(str(error)) from None
 
 
 def _baselines(config: pytest.Config) -> Path | None:
@@ -185,9 +210,20 @@ class _Results:
             self.interrupted = state.reports is not None
             return  # the reports of the last complete run stay as they were
         self.written = state.finish()
-        # A bad file, a target that did not start, an unexplained disagreement
-        # between a reference model and the real CLI, or a stale differential
-        # entry fails the run though every case it ran passed: judged over
-        # everything, so only here, at the end.
-        if state.failing() and session.exitstatus == pytest.ExitCode.OK:
+        # A bad scenario, baseline or expectations file is a usage error
+        # (exit 4) whatever the cases did: their verdicts cannot be trusted.
+        # An unexplained disagreement between a reference model and the real
+        # CLI, or a stale differential entry, fails the run though every case
+        # it ran passed: judged over everything, so only here, at the end.
+        if state.problems() and session.exitstatus in _OVERRIDABLE:
+            session.exitstatus = pytest.ExitCode.USAGE_ERROR
+        elif state.failing() and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+#: The statuses a bad input file replaces with a usage error.
+_OVERRIDABLE = (
+    pytest.ExitCode.OK,
+    pytest.ExitCode.TESTS_FAILED,
+    pytest.ExitCode.NO_TESTS_COLLECTED,
+)

@@ -18,10 +18,31 @@ import os
 import signal
 from pathlib import Path
 
+#: The stop signals this process has received, in order.
+RECEIVED: list[int] = []
+
 
 def _interrupt(signum: int, frame: object) -> None:
+    RECEIVED.append(signum)
     _forward(signum)
     raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
+
+
+def _noted(signum: int, frame: object) -> None:
+    # Ctrl-C reaches the whole process group from the terminal: nothing to pass on.
+    RECEIVED.append(signum)
+    signal.default_int_handler(signum, frame)  # type: ignore[arg-type]
+
+
+def interrupted() -> bool:
+    """
+    Whether a stop signal has reached this process.
+
+    The run's exit status says so even when what unwinds the run fails on
+    the way (pytest's own report of a ``KeyboardInterrupt`` can itself
+    raise, from a frame without a line number, and end as an internal error).
+    """
+    return bool(RECEIVED)
 
 
 def _forward(signum: int) -> None:
@@ -37,6 +58,11 @@ def _forward(signum: int) -> None:
 
 
 def terminate_gracefully() -> None:
-    """Make SIGTERM a ``KeyboardInterrupt``, where nobody else has claimed the signal."""
+    """
+    Make SIGTERM a ``KeyboardInterrupt``, where nobody else has claimed the
+    signal, and note SIGINT where Python's own handler has it.
+    """
     if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
         signal.signal(signal.SIGTERM, _interrupt)
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _noted)

@@ -21,7 +21,7 @@ def assert_one_clear_line(
     """``harness lint`` on ``document`` prints one ``file:line:col: field: message`` line."""
     path = tmp_path / "broken.yaml"
     path.write_text(document)
-    assert main(["lint", str(path)]) == 2
+    assert main(["lint", str(path)]) == 4
     out, err = capsys.readouterr()
     lines = out.splitlines()
     assert len(lines) == 1, out

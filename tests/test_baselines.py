@@ -299,7 +299,7 @@ def test_baseline_naming_another_target(tmp_path: Path, capsys: pytest.CaptureFi
     baselines = tmp_path / "baselines"
     baselines.mkdir()
     (baselines / "naive.yaml").write_text("target: other\nknown_failures: []\n")
-    assert _run(tmp_path, baselines) == 1
+    assert _run(tmp_path, baselines) == 4
     assert "names 'other', not 'naive'" in capsys.readouterr().out
 
 
@@ -316,7 +316,7 @@ def test_a_bad_file_fails_a_run_that_deselects_its_case(
     )
     argv = ["run", str(ROOT / "scenarios" / "agent-cli"), "--target", "reference-inproc"]
     argv += ["-k", "codex-happy", "--baselines", str(baselines), "--reports", "", *workers]
-    assert main(argv) == 1
+    assert main(argv) == 4
     out = capsys.readouterr().out
     assert "reference-inproc.yaml:3:5: known_failures[0].scenario: unknown scenario" in out
 

@@ -62,9 +62,9 @@ def test_show_prints_each_scenario_as_its_own_yaml(catalogue: Loaded) -> None:
 
 
 def test_show_unknown_id(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["show", "no-such-scenario", str(ROOT / "scenarios")]) == 2
+    assert main(["show", "no-such-scenario", str(ROOT / "scenarios")]) == 4
     assert "no scenario with id 'no-such-scenario'" in capsys.readouterr().err
-    assert main(["show", "codex-hapy", str(ROOT / "scenarios")]) == 2
+    assert main(["show", "codex-hapy", str(ROOT / "scenarios")]) == 4
     assert "(did you mean 'codex-happy'?)" in capsys.readouterr().err
 
 
@@ -120,14 +120,14 @@ def test_run_with_a_broken_file_reports_it_without_traceback(
     broken = tmp_path / "broken.yaml"
     broken.write_text("id: x\ntitle: [\n")
     code = main(["run", str(broken), "--target", "reference-inproc", "--reports", ""])
-    assert code == 1
+    assert code == 4
     out = capsys.readouterr().out
     assert f"{broken}:3:1: <document>: invalid YAML" in out
     assert "Traceback" not in out
 
 
 def test_unknown_target_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["run", str(ROOT / "scenarios"), "--target", "nonsense"]) == 2
+    assert main(["run", str(ROOT / "scenarios"), "--target", "nonsense"]) == 4
     captured = capsys.readouterr()
     assert captured.err.startswith("harness: unknown target 'nonsense' (known: ")
     assert "Traceback" not in captured.out + captured.err
@@ -135,7 +135,7 @@ def test_unknown_target_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_a_reserved_target_name_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     # Its baseline would be the differential's expectations file.
-    assert main(["run", str(ROOT / "scenarios"), "--target", "differential=reference"]) == 2
+    assert main(["run", str(ROOT / "scenarios"), "--target", "differential=reference"]) == 4
     captured = capsys.readouterr()
     assert captured.err == (
         "harness: target name 'differential' is reserved: baselines/differential.yaml holds "

@@ -444,7 +444,7 @@ def test_a_stale_entry_fails_the_run(
     capsys.readouterr()
 
     (baselines / "differential.yaml").write_text("entries:\n  - scenario: model-nope\n")
-    assert main(argv) == 1
+    assert main(argv) == 4
     out = capsys.readouterr().out
     assert re.search(r"differential\.yaml:2:5: entries\[0\]: 'fields' is a required", out), out
 

@@ -106,7 +106,8 @@ def test_help_answers_without_loading_the_harness() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = done.stdout.strip().splitlines()[-1]
-    assert loaded == "['harness', 'harness.cli', 'harness.exceptions', 'harness.signals']"
+    expected = ["harness", "harness.cli", "harness.exceptions", "harness.exitcodes"]
+    assert loaded == str([*expected, "harness.signals"])
 
 
 # -- 2. target specs ---------------------------------------------------------------
@@ -151,7 +152,7 @@ def test_the_argument_grammar_is_declared_per_kind() -> None:
 def test_a_bad_spec_is_one_line_before_anything_runs(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert main(["run", str(SCENARIOS / "agent-cli/codex"), "--target", "real:anything"]) == 2
+    assert main(["run", str(SCENARIOS / "agent-cli/codex"), "--target", "real:anything"]) == 4
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err == "harness: target 'real:anything': real takes no argument (use: real)\n"
@@ -326,7 +327,7 @@ def test_an_adaptor_that_cannot_start_is_one_failure(
     assert "| mine | cmd | **did not start**: cannot start /nonexistent/adaptor" in matrix
     junit = (reports / "junit.xml").read_text()
     assert junit.count("<error ") == 1
-    assert '<testcase classname="mine" name="(start)">' in junit
+    assert '<testcase classname="mine" name="(start)" time="0.000">' in junit
     cases = json.loads((reports / "report.json").read_text())["cases"]
     assert {(c["status"], c["reason"]) for c in cases} == {
         ("skipped", "not run: mine did not start")
@@ -350,7 +351,7 @@ def test_no_baseline_is_written_for_an_adaptor_that_did_not_start(
 ) -> None:
     out = tmp_path / "mine.yaml"
     argv = ["baseline", str(SCENARIOS / "agent-cli/codex"), "--target", "mine=cmd:/nonexistent"]
-    assert main([*argv, "-o", str(out)]) == 2
+    assert main([*argv, "-o", str(out)]) == 4
     assert "harness: mine did not start: cannot start /nonexistent" in capsys.readouterr().err
     assert not out.exists()
 
@@ -385,7 +386,7 @@ def test_lint_reports_every_problem_of_a_file_in_one_pass(
             """
         )
     )
-    assert main(["lint", str(family)]) == 2
+    assert main(["lint", str(family)]) == 4
     lines = [line.removeprefix(f"{family}:") for line in capsys.readouterr().out.splitlines()]
     assert [line.split(" (known:")[0] for line in lines] == [
         "5:5: expect: required field is missing",
@@ -401,12 +402,12 @@ def test_lint_reports_every_problem_of_a_file_in_one_pass(
 
 def test_an_unknown_tag_lists_the_known_ones(capsys: pytest.CaptureFixture[str]) -> None:
     codex = str(SCENARIOS / "agent-cli/codex")
-    assert main(["run", codex, "--tag", "codx", "--reports", ""]) == 2
+    assert main(["run", codex, "--tag", "codx", "--reports", ""]) == 4
     assert capsys.readouterr().err == (
         "harness: unknown tag 'codx' (did you mean 'codex'?) "
         "(known: capture, choice, codex, failure)\n"
     )
-    assert main(["list", codex, "--tag", "nope"]) == 2
+    assert main(["list", codex, "--tag", "nope"]) == 4
     assert "(known: capture, choice, codex, failure)" in capsys.readouterr().err
     assert main(["list", codex, "--tags"]) == 0
     tags = [line.split()[0] for line in capsys.readouterr().out.splitlines()]
@@ -483,7 +484,7 @@ def test_a_run_over_part_of_the_catalogue_reads_a_baseline_of_the_whole(
     )
     argv = ["run", str(SCENARIOS / "agent-cli/codex"), "--target", "mine=reference-inproc"]
     argv += ["-k", "codex-happy", "--baselines", str(baselines), "--reports", ""]
-    assert main(argv) == 1
+    assert main(argv) == 4
     rejected = [line for line in capsys.readouterr().out.splitlines() if "rejected" in line]
     assert len(rejected) == 1
     assert rejected[0].endswith("known_failures[1].scenario: unknown scenario 'codex-hapy'")
@@ -491,7 +492,7 @@ def test_a_run_over_part_of_the_catalogue_reads_a_baseline_of_the_whole(
 
 def test_a_baselines_folder_that_is_not_there_is_said(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["run", str(SCENARIOS / "agent-cli/codex"), "--baselines", "no-such-folder"]
-    assert main(argv) == 2
+    assert main(argv) == 4
     assert capsys.readouterr().err == "harness: --baselines no-such-folder: no such folder\n"
 
 

@@ -129,11 +129,11 @@ def test_a_target_that_misbehaves_is_errored_not_a_crash(
 
 
 def test_a_bad_invocation_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
-    assert cli.main(["fuzz", "--seam", "model-api"]) == 2
+    assert cli.main(["fuzz", "--seam", "model-api"]) == 4
     assert "needs --cli" in capsys.readouterr().err
-    assert cli.main(["fuzz", "--seam", "agent-cli"]) == 2
+    assert cli.main(["fuzz", "--seam", "agent-cli"]) == 4
     assert "needs --target" in capsys.readouterr().err
-    assert cli.main(["fuzz", "--seam", "agent-cli", "--target", "real"]) == 2
+    assert cli.main(["fuzz", "--seam", "agent-cli", "--target", "real"]) == 4
     assert "does not serve the agent-cli seam" in capsys.readouterr().err
 
 

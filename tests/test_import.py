@@ -261,7 +261,7 @@ def test_bad_input_is_one_line_and_nothing_is_written(
     out = tmp_path / "never.yaml"
     missing = tmp_path / "missing.jsonl"
     status = main(["import", "--driver", "claude", str(missing), "--out", str(out)])
-    assert status == 2
+    assert status == 4
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1
     assert err[0].startswith(f"harness: {missing}: cannot read")

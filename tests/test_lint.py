@@ -263,7 +263,7 @@ def test_at_least_fifteen_kinds() -> None:
 def test_duplicate_ids_across_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "a.yaml").write_text(GOOD)
     (tmp_path / "b.yaml").write_text(GOOD)
-    assert main(["lint", str(tmp_path)]) == 2
+    assert main(["lint", str(tmp_path)]) == 4
     out = capsys.readouterr().out
     assert f"{tmp_path / 'b.yaml'}:1:1: id: duplicate id 'a-good-scenario'" in out
 
@@ -291,7 +291,7 @@ def test_family_case_problem_points_into_the_case(
     )
     path = tmp_path / "family.yaml"
     path.write_text(family)
-    assert main(["lint", str(path)]) == 2
+    assert main(["lint", str(path)]) == 4
     out = capsys.readouterr().out.strip()
     assert out == f"{path}:14:15: clauses[0]: unknown clause 'NOPE-01' (did you mean 'NEG-01'?)"
 

@@ -346,7 +346,7 @@ def test_a_refused_recording_is_one_line_and_writes_nothing(
 ) -> None:
     out = tmp_path / "never.yaml"
     status = main(["record", "--cli", "claude", "--out", str(out), "--", "-p", "x"])
-    assert status == 2
+    assert status == 4
     assert capsys.readouterr().err.strip() == (
         "harness: claude arguments: --json-schema: required: the scenario is about it"
     )

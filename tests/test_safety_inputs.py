@@ -116,7 +116,7 @@ def test_lint_of_a_fifo_does_not_block(tmp_path: Path) -> None:
     done = subprocess.run(
         [str(harness), "lint", str(folder)], capture_output=True, timeout=60, check=False
     )
-    assert done.returncode == 2
+    assert done.returncode == 4
     assert (
         done.stdout.decode().strip()
         == f"{folder / 'case.yaml'}:1:1: <document>: not a regular file"
@@ -240,7 +240,7 @@ def test_lint_of_every_hostile_file_at_once_is_one_line_each_in_bounded_memory(
     )
     status, peak_kib = map(int, done.stderr.decode().split())
     lines = done.stdout.decode().strip().splitlines()
-    assert status == 2
+    assert status == 4
     assert len(lines) == len(BAD_FILES), lines
     assert "Traceback" not in done.stdout.decode()
     assert peak_kib < 300 * 1024

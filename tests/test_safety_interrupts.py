@@ -188,3 +188,17 @@ def test_an_unwritable_reports_folder_is_one_line_before_anything_runs(
     assert done.returncode == 4
     assert errors == [f"ERROR: cannot write reports to {target}: " + errors[0].rsplit(": ", 1)[1]]
     assert "passed" not in done.stdout.decode()
+
+
+def test_a_run_that_was_stopped_says_so_whatever_pytest_returns(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """pytest's own report of a KeyboardInterrupt can fail and end as an internal error."""
+    from harness import cli, signals  # noqa: PLC0415
+
+    monkeypatch.setattr(signals, "RECEIVED", [signal.SIGINT])
+    monkeypatch.setattr(pytest, "main", lambda *args, **kwargs: 3)
+    assert cli.main(["run", str(SCENARIOS), "--reports", str(tmp_path / "r")]) == 2
+    assert capsys.readouterr().out.splitlines()[-1].startswith("harness: exit 2: interrupted")
+    with pytest.raises(KeyboardInterrupt):
+        signals._noted(signal.SIGINT, None)

@@ -112,7 +112,7 @@ def test_a_python_adaptor_answering_nan_is_an_errored_case(
 
 
 def test_an_unbalanced_target_spec_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["run", "--target", "cmd:'unbalanced"]) == 2
+    assert main(["run", "--target", "cmd:'unbalanced"]) == 4
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [
         'harness: target "cmd:\'unbalanced": cannot split the command: No closing quotation'

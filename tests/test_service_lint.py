@@ -267,6 +267,6 @@ def test_a_seam_without_a_kind_is_refused(
     monkeypatch.delitem(seam.SEAMS, "model-api")
     path = tmp_path / "model.yaml"
     path.write_text((ROOT / "scenarios" / "model-api" / "codex" / "happy.yaml").read_text())
-    assert main(["lint", str(path)]) == 2
+    assert main(["lint", str(path)]) == 4
     out = capsys.readouterr().out
     assert "seam: seam 'model-api' has no loader yet" in out

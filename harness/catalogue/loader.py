@@ -36,6 +36,16 @@ from harness.exceptions import Problem
 
 
 @cache
+def bundled() -> Path:
+    """
+    The catalogue shipped inside the package (``harness/catalogue/bundled``,
+    a link to the repository's ``scenarios/`` that the wheel holds as files),
+    so an installed ``harness`` has something to run outside a checkout.
+    Resolved, so a checkout's reports name ``scenarios/...`` as before.
+    """
+    return Path(str(resources.files("harness.catalogue").joinpath("bundled"))).resolve()
+
+
 def scenario_schema() -> dict[str, Any]:
     """The packaged JSON Schema every scenario file is validated against."""
     text = resources.files("harness").joinpath("schemas/scenario.schema.json").read_text()
@@ -48,6 +58,40 @@ def _validator() -> jsonschema.Draft202012Validator:
     schema = scenario_schema()
     single = {"$ref": "#/$defs/scenario", "$defs": schema["$defs"]}
     return jsonschema.Draft202012Validator(single)
+
+
+@cache
+def _family_validator() -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(
+        {"$ref": "#/$defs/family", "$defs": scenario_schema()["$defs"]}
+    )
+
+
+@cache
+def _quick(definition: str) -> Any:
+    """
+    The same schema compiled by jsonschema-rs, which answers "valid or not"
+    a hundred times faster than the pure-Python validator: a catalogue loads
+    on every command, and almost every document in it is valid.  Only an
+    invalid document goes through `jsonschema` too, for the error that
+    names the field (tests/test_speed.py holds the two to the same answers).
+    """
+    try:
+        import jsonschema_rs  # noqa: PLC0415 - optional: the Python validator alone, slower
+    except ImportError:  # no wheel for this platform
+        return None
+    single = {"$ref": f"#/$defs/{definition}", "$defs": scenario_schema()["$defs"]}
+    return jsonschema_rs.Draft202012Validator(single, validate_formats=False)
+
+
+def schema_errors(
+    definition: str, validator: jsonschema.Draft202012Validator, doc: Any
+) -> list[ValidationError]:
+    """Every error of ``doc`` against ``$defs/definition``; none at all, quickly, if valid."""
+    quick = _quick(definition)
+    if quick is not None and quick.is_valid(doc):
+        return []
+    return list(validator.iter_errors(doc))
 
 
 @dataclass(frozen=True)
@@ -183,8 +227,7 @@ class _FileLoader:
         if "cases" not in document:
             return self._one(document, _Positions(located, ()), ((1, located.lines),))
         found: dict[tuple[str | int, ...], str] = {}
-        family = {"$ref": "#/$defs/family", "$defs": scenario_schema()["$defs"]}
-        for invalid in jsonschema.Draft202012Validator(family).iter_errors(document):
+        for invalid in schema_errors("family", _family_validator(), document):
             for path, message in _schema_problems(invalid):
                 found.setdefault(path, message)
         for path, message in found.items():
@@ -216,7 +259,8 @@ class _FileLoader:
             found.setdefault(path, message)  # the first word on a field is the most telling
 
         _clauses(doc, report)
-        errors = sorted(_validator().iter_errors(doc), key=lambda e: list(map(str, e.path)))
+        errors = schema_errors("scenario", _validator(), doc)
+        errors.sort(key=lambda e: list(map(str, e.path)))
         for error in errors:
             for path, message in _schema_problems(error):
                 report(path, message)

@@ -84,7 +84,7 @@ class _Builder:
             raise YAMLProblem(line, column, path, too_many)
         if len(path) > MAX_DEPTH:  # aliases can nest deeper than the text does
             line, column = _mark(node)
-            raise YAMLProblem(line, column, path, f"nested deeper than {MAX_DEPTH} levels")
+            raise YAMLProblem(line, column, (), f"nested deeper than {MAX_DEPTH} levels")
         self.marks.setdefault(path, _mark(node))
         anchor = self.first.setdefault(id(node), path)
         if anchor != path and not any(path[: len(u)] == u for u, _ in self.aliases[-1:]):
@@ -96,6 +96,8 @@ class _Builder:
             return self._mapping(node, path)
         if isinstance(node, yaml.SequenceNode):
             return [self.build(item, (*path, i)) for i, item in enumerate(node.value)]
+        if node.tag == _STR:
+            return node.value  # what the constructor would make of it, without the detour
         try:
             return self.loader.construct_object(node, deep=True)
         except yaml.constructor.ConstructorError as error:
@@ -122,9 +124,27 @@ class _Builder:
 #: libyaml's safe loader where PyYAML was built with it: the same documents,
 #: many times faster (the pure-Python one is the fallback).
 _Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_STR = "tag:yaml.org,2002:str"
+#: A text this short cannot hold `MAX_NODES` values (a value takes at least a
+#: third of a character), and libyaml refuses to nest deeper than 1000 levels
+#: by itself; `_Builder` holds `MAX_DEPTH`.  So only a longer text, or one the
+#: pure-Python loader composes (recursively, in Python), needs the event pass.
+_EVENT_CHECK_FROM = MAX_NODES // 3
 _OPENING = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
 _CLOSING = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
 _NODES = (yaml.ScalarEvent, yaml.AliasEvent, *_OPENING)
+
+
+def _bounds_first(text: str, kind: type[yaml.SafeLoader]) -> None:
+    """
+    Raise the bound a document that failed to parse broke before it failed,
+    if any: a short text skips the event pass, but its error must be the
+    same as if it had not.
+    """
+    try:
+        _check_size(text, kind)
+    except yaml.YAMLError:
+        return
 
 
 def _check_size(text: str, kind: type[yaml.SafeLoader] = _Loader) -> None:
@@ -187,7 +207,8 @@ def load(text: str) -> Located:
     kind = yaml.SafeLoader if _SURROGATE_ESCAPE.search(text) else _Loader
     loader = kind(text)
     try:
-        _check_size(text, kind)
+        if len(text) >= _EVENT_CHECK_FROM or kind is yaml.SafeLoader:
+            _check_size(text, kind)
         node = loader.get_single_node()
         lines = len(text.splitlines()) or 1
         if node is None:
@@ -196,6 +217,7 @@ def load(text: str) -> Located:
         value = builder.build(node, ())
         return Located(value, builder.marks, lines, tuple(builder.aliases))
     except yaml.MarkedYAMLError as error:
+        _bounds_first(text, kind)  # a document too deep or large says so, not what broke after
         mark = error.problem_mark or error.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         message = error.problem or error.context or "invalid YAML"

@@ -23,7 +23,6 @@ message``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -244,39 +243,3 @@ def _judge_skip(
     if skip is None:
         return "regression", "skipped by the target, and the baseline lists no such skip"
     return None, skip.reason
-
-
-def render(target: str, results: Iterable[CaseResult]) -> str:
-    """A baseline listing every current failure and skip, with reasons to edit."""
-    ordered = sorted(results, key=lambda r: r.scenario)
-    lines = [
-        f"# Known failures of the {target} target, written by `harness baseline`.",
-        "# Replace each reason with why the target fails; remove entries as they are fixed.",
-        f"target: {target}",
-        "known_failures:",
-    ]
-    failures = [r for r in ordered if r.status in {"failed", "errored"}]
-    for result in failures:
-        if result.status == "errored":
-            why = f"errored: {(result.reason or '').splitlines()[0][:160]}"
-        else:
-            why = "differs on " + ", ".join(sorted({m.field for m in result.mismatches}))
-        lines.append(f"  - scenario: {result.scenario}")
-        lines.append(f"    reason: {json.dumps(why)}")
-    if not failures:
-        lines[-1] = "known_failures: []"
-    skipped = [r for r in ordered if r.status == "skipped" and r.skipped_by == "target"]
-    if skipped:
-        lines.append("skips:")
-    for result in skipped:
-        why = (result.reason or "skipped").splitlines()[0][:160]
-        lines.append(f"  - scenario: {result.scenario}")
-        lines.append(f"    reason: {json.dumps(why)}")
-    return "\n".join(lines) + "\n"
-
-
-def counts(results: Iterable[CaseResult]) -> tuple[int, int]:
-    """How many cases a written baseline lists: (known failures, skips)."""
-    listed = [r for r in results if r.status != "passed"]
-    failing = sum(r.status in {"failed", "errored"} for r in listed)
-    return failing, sum(r.status == "skipped" and r.skipped_by == "target" for r in listed)

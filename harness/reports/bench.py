@@ -1,7 +1,9 @@
 """
 The benchmark: what a scenario costs, and what a fake CLI costs to start.
 
-Prints figures rather than asserting them: in-process and subprocess
+Prints figures rather than asserting them: how long the catalogue takes to
+load, one scenario as a whole ``harness run`` beside the scenario's own time,
+the whole catalogue on ``reference-inproc``; in-process and subprocess
 scenarios per second over the agent-cli catalogue, the in-process cost per
 scenario, the median start-up time of each fake CLI beside a bare
 ``python -c pass`` from the same interpreter, and what one real-CLI
@@ -85,7 +87,66 @@ def startup() -> dict[str, float]:
     return figures
 
 
+#: The scenario the one-scenario figure is taken on (agent-cli, no pauses).
+ONE_SCENARIO = "codex-happy"
+
+
+def _seconds(command: list[str]) -> tuple[float, int]:
+    start = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, timeout=600, check=False)
+    return time.perf_counter() - start, done.returncode
+
+
+def command_figures(path: str, repeat: int) -> int:
+    """
+    What a user waits for: the catalogue loaded (in this process, and in a
+    fresh one with its imports), one scenario as a whole ``harness run``
+    beside the scenario's own time, and the whole catalogue on
+    ``reference-inproc``; the number of failures.
+    """
+    loads = []
+    for _ in range(max(3, repeat)):
+        start = time.perf_counter()
+        loaded = loader.load([Path(path)])
+        loads.append(time.perf_counter() - start)
+    script = "from pathlib import Path; from harness.catalogue import loader; "
+    script += f"loader.load([Path({path!r})])"
+    cold = min(_seconds([sys.executable, "-c", script])[0] for _ in range(max(3, repeat)))
+    print(
+        f"catalogue load: {min(loads):.3f} s ({len(loaded.scenarios)} scenarios; "
+        f"{cold:.3f} s in a fresh process, imports included)"
+    )
+    one = next((s for s in loaded.scenarios if s.id == ONE_SCENARIO), None)
+    failures = 0
+    with tempfile.TemporaryDirectory() as reports:
+        harness = [sys.executable, "-m", "harness", "run"]
+        if one is not None:
+            own = min(_time_one(one) for _ in range(max(3, repeat)))
+            command = [*harness, str(one.path), "--target", "reference-inproc", "-k", one.id]
+            runs = [_seconds([*command, "--reports", reports]) for _ in range(max(3, repeat))]
+            whole = min(seconds for seconds, _ in runs)
+            failures += sum(code != 0 for _, code in runs)
+            print(
+                f"one scenario ({one.id}), whole `harness run`: {whole:.3f} s; "
+                f"the scenario itself: {own:.3f} s; on top: {whole - own:.3f} s"
+            )
+        seconds, code = _seconds(
+            [*harness, path, "--target", "reference-inproc", "--reports", reports]
+        )
+        failures += code != 0
+        print(f"whole catalogue on reference-inproc, `harness run`: {seconds:.2f} s")
+    return failures
+
+
+def _time_one(scenario: Scenario) -> float:
+    target = targets.create("reference-inproc")
+    start = time.perf_counter()
+    execute(scenario, target)
+    return time.perf_counter() - start
+
+
 def main(path: str, repeat: int) -> int:
+    bad_commands = command_figures(path, repeat)
     scenarios = _catalogue(path)
     print(f"agent-cli scenarios: {len(scenarios)} (best of {repeat} passes)")
     rate, each, bad = _rate(scenarios, "reference-inproc", repeat)
@@ -113,7 +174,7 @@ def main(path: str, repeat: int) -> int:
     print(f"start-up medians over {_STARTS} runs:")
     for name, ms in figures.items():
         print(f"  {name:20} {ms:7.2f} ms  ({ms / bare:.2f}x bare python)")
-    bad2 += real_cli(path)
+    bad2 += real_cli(path) + bad_commands
     if bad or bad2:
         print(f"warning: {bad + bad2} case(s) did not pass during the benchmark")
     return 0

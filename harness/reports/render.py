@@ -1,9 +1,11 @@
 """
-Reports: the conformance matrix, failures, coverage, catalogue, JSON, JUnit.
+Reports: the conformance matrix, failures, coverage, catalogue, JSON, JUnit, HTML.
 
 Every writer is a pure function of the scenarios, results and problems, with
-no clocks, durations or machine paths, so two runs of the same catalogue give
-byte-identical files.  `Report` is the one value they all render.
+no clocks or machine paths, so two runs of the same catalogue give
+byte-identical files; the one exception is junit.xml's measured ``time`` of
+each case (`harness.reports.junit`), which CI dashboards want real.
+`Report` is the one value they all render.
 """
 
 from __future__ import annotations
@@ -13,19 +15,18 @@ import os
 import signal
 import tempfile
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from xml.sax.saxutils import escape, quoteattr
 
 from harness import seams
 from harness.adaptor.environment import scrub
 from harness.catalogue.clauses import families, registry
 from harness.catalogue.scenario import Scenario
 from harness.exceptions import Problem
-from harness.reports import about
+from harness.reports import about, html, junit
 from harness.reports.differential import Differential, Pair
 from harness.seams.case import SKIPPED_BY, STATUSES, CaseResult
 from harness.targets.announce import About
@@ -194,6 +195,7 @@ def _case_json(result: CaseResult, seam: str | None) -> dict[str, Any]:
             for m in result.mismatches
         ],
         "outcome": None if result.outcome is None else result.outcome.to_json(),
+        "context": result.context,
     }
 
 
@@ -288,6 +290,9 @@ def failures(report: Report) -> str:
                 lines += [f"- {part}" for part in m.expected.splitlines()]
                 lines += [f"+ {part}" for part in m.actual.splitlines()]
             lines += ["```", ""]
+        if result.context:
+            lines += ["What the provider printed:", "", "```text"]
+            lines += [*result.context.splitlines(), "```", ""]
     return "\n".join(lines) + "\n"
 
 
@@ -424,41 +429,6 @@ def differential(report: Report) -> str:
     return "\n".join(lines) + "\n"
 
 
-def junit(report: Report) -> str:
-    lines = ['<?xml version="1.0" encoding="utf-8"?>', "<testsuites>"]
-    not_started = report.not_started()
-    for target in report.targets:
-        cases = [r for r in report.results if r.target == target]
-        counts = Counter(r.status for r in cases)
-        why = not_started.get(target)
-        lines.append(
-            f'  <testsuite name={quoteattr(target)} tests="{len(cases) + (why is not None)}" '
-            f'failures="{counts["failed"]}" errors="{counts["errored"] + (why is not None)}" '
-            f'skipped="{counts["skipped"]}">'
-        )
-        if why is not None:
-            # The one failure of a target that could not be started; its cases are skipped.
-            lines.append(f'    <testcase classname={quoteattr(target)} name="(start)">')
-            first = why.splitlines()[0]
-            lines.append(f"      <error message={quoteattr(first)}>{escape(why)}</error>")
-            lines.append("    </testcase>")
-        for r in cases:
-            lines.append(
-                f"    <testcase classname={quoteattr(target)} name={quoteattr(r.scenario)}>"
-            )
-            body = "\n".join(m.render() for m in r.mismatches)
-            if r.status == "failed":
-                lines.append(f'      <failure message="outcome differs">{escape(body)}</failure>')
-            elif r.status == "errored":
-                lines.append(f"      <error message={quoteattr(r.reason or '')}/>")
-            elif r.status == "skipped":
-                lines.append(f"      <skipped message={quoteattr(r.reason or '')}/>")
-            lines.append("    </testcase>")
-        lines.append("  </testsuite>")
-    lines.append("</testsuites>")
-    return "\n".join(lines) + "\n"
-
-
 WRITERS = {
     "matrix.md": matrix,
     "failures.md": failures,
@@ -466,11 +436,12 @@ WRITERS = {
     "catalogue.md": catalogue,
     "differential.md": differential,
     "report.json": to_json,
-    "junit.xml": junit,
+    "junit.xml": junit.render,
+    "index.html": html.render,
 }
 
 
-def write(report: Report, folder: Path) -> list[Path]:
+def write(report: Report, folder: Path, extra: Mapping[str, str] | None = None) -> list[Path]:
     """
     Write every report into ``folder`` as one set; return the paths written.
 
@@ -478,10 +449,12 @@ def write(report: Report, folder: Path) -> list[Path]:
     are renamed into place with SIGINT and SIGTERM held back, so an
     interrupted run leaves the previous set whole or the new one complete,
     never a mix.  Credential values of the environment never reach a file
-    (`harness.adaptor.environment.scrub`).
+    (`harness.adaptor.environment.scrub`).  ``extra`` files (a shard's
+    manifest) are written with the set.
     """
     folder.mkdir(parents=True, exist_ok=True)
     texts = {name: scrub(writer(report)) for name, writer in WRITERS.items()}
+    texts.update({name: scrub(text) for name, text in (extra or {}).items()})
     mode = 0o666 & ~_umask()  # what a plain open() would give the files
     staged: list[tuple[Path, Path]] = []
     try:
@@ -505,7 +478,7 @@ def write(report: Report, folder: Path) -> list[Path]:
     finally:
         for temporary, _ in staged:
             temporary.unlink(missing_ok=True)
-    return [folder / name for name in WRITERS]
+    return [folder / name for name in texts]
 
 
 def _umask() -> int:

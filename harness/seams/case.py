@@ -14,10 +14,11 @@ reported once (`harness.targets.announce.About`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field, replace
 
 from harness import seams
-from harness.catalogue.scenario import Scenario
+from harness.catalogue.scenario import Scenario, Step
 from harness.exceptions import ServiceFailed, TargetNotStarted
 from harness.seams import RunOptions, SeamOutcome
 from harness.seams.compare import Mismatch
@@ -51,6 +52,11 @@ class CaseResult:
     note: str | None = None
     #: For a skipped case, who decided it (one of `SKIPPED_BY`).
     skipped_by: str | None = None
+    #: For a failed or errored case, what the provider printed (`context`).
+    context: str = ""
+    #: How long the case took: junit.xml shows it; no other report does,
+    #: so they stay byte-identical from run to run.
+    seconds: float = field(default=0.0, compare=False)
 
     @property
     def case_id(self) -> str:
@@ -69,7 +75,63 @@ DEFAULT_OPTIONS = RunOptions()
 def execute(
     scenario: Scenario, target: Target, options: RunOptions = DEFAULT_OPTIONS
 ) -> CaseResult:
-    """Run ``scenario`` on ``target``; never raises for a misbehaving target."""
+    """
+    Run ``scenario`` on ``target``; never raises for a misbehaving target.
+    A case that fails or errors carries what its provider printed.
+    """
+    start = time.perf_counter()
+    result = _execute(scenario, target, options)
+    seconds = time.perf_counter() - start
+    shown = context(scenario) if result.status in {"failed", "errored"} else ""
+    return replace(result, context=shown, seconds=seconds)
+
+
+#: Bounds of a failure's context: scripted stdout lines shown, characters
+#: of each line and of stderr.
+CONTEXT_LINES = 5
+CONTEXT_WIDTH = 200
+CONTEXT_STDERR = 1000
+
+
+def context(scenario: Scenario) -> str:
+    """
+    What the scenario's fake provider printed, bounded: its exit status or
+    signal, the tail of its stderr and its last stdout lines.  The fakes are
+    deterministic, so their script is what they printed; a seam without a
+    fake (service-api) has no provider output to show.
+    """
+    script = scenario.script
+    if script is None:
+        return ""
+    how = f", killed by {script.signal}" if script.signal else ""
+    how += "" if script.exit is None else f", exit {script.exit}"
+    lines = [f"provider: fake {script.cli}{how}"]
+    stderr = "".join(str(s.arg.value) for s in script.steps if s.kind == "stderr" and s.arg)
+    if stderr:
+        tail = stderr[-CONTEXT_STDERR:]
+        lines += ["stderr (tail):", *(_clip(line) for line in tail.splitlines())]
+    printed = [s for s in script.steps if s.kind not in {"stderr", "sleep"}]
+    if printed:
+        skipped = len(printed) - CONTEXT_LINES
+        more = f", the last {CONTEXT_LINES} of {len(printed)}" if skipped > 0 else ""
+        lines.append(f"stdout (scripted events and lines{more}):")
+        lines += [_clip(_step(s)) for s in printed[-CONTEXT_LINES:]]
+    return "\n".join(lines)
+
+
+def _step(step: Step) -> str:
+    if step.arg is None:
+        return step.kind
+    if step.kind in {"line", "raw"}:
+        return str(step.arg.value)
+    return f"{step.kind} {step.arg.text}"
+
+
+def _clip(line: str) -> str:
+    return line if len(line) <= CONTEXT_WIDTH else line[: CONTEXT_WIDTH - 1] + "…"
+
+
+def _execute(scenario: Scenario, target: Target, options: RunOptions) -> CaseResult:
     if scenario.seam not in target.seams:
         reason = f"{target.name} does not serve the {scenario.seam.value} seam"
         return CaseResult(scenario.id, target.name, "skipped", reason=reason, skipped_by="harness")

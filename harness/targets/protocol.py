@@ -237,9 +237,11 @@ class ProtocolAdaptor:
     # -- messages ------------------------------------------------------------
 
     def _fail(self, reason: str) -> NoReturn:
-        stderr = self._live.tail() if self._live is not None else ""
+        live = self._live
+        # Killed first: what the adaptor wrote just before it failed may still be in
+        # the pipe, and `_kill` waits for the reader to meet its end.
         self._kill()
-        raise AdaptorFailed(reason, stderr)
+        raise AdaptorFailed(reason, live.tail() if live is not None else "")
 
     def _validate(self, kind: str, message: Any) -> None:
         found = problems(kind, message)

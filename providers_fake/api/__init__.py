@@ -67,9 +67,13 @@ __all__ = [
 
 
 def install_respx(
-    router: respx.MockRouter, fake: ScriptedModelAPI, base_url: str = "https://api.anthropic.com"
+    router: respx.MockRouter,
+    fake: ScriptedModelAPI,
+    base_url: str = "https://api.anthropic.com",
+    *,
+    virtual_time: bool = False,
 ) -> respx.Route:
     """Route every request under `base_url` on a respx `router` to `fake` (see `inprocess`)."""
     from providers_fake.api.inprocess import install  # noqa: PLC0415 - keeps httpx out of imports
 
-    return install(router, fake, base_url)
+    return install(router, fake, base_url, virtual_time=virtual_time)

@@ -9,7 +9,10 @@ holds back the body instead (``time.sleep`` for sync clients,
 ``asyncio.sleep`` for async ones, never blocking an event loop), and a cut
 stream raises the ``httpx.RemoteProtocolError`` a dropped connection gives.
 A delay longer than the request's read timeout raises ``httpx.ReadTimeout``
-once that timeout has passed, as a client talking to a real socket would see.
+once that timeout has passed, as a client talking to a real socket would see;
+with ``virtual_time`` it raises at once, for a caller whose only clock is that
+timeout (the reference models: a timeout kills the run, so waiting it out
+changes nothing but the wall clock).
 
 respx and httpx are imported here only, so the loopback path stays stdlib-only.
 """
@@ -38,9 +41,10 @@ OPENAI_BASE_URL = "https://api.openai.com"
 class _ReplyStream(httpx.SyncByteStream, httpx.AsyncByteStream):
     """A `Reply`'s body for either kind of client, with its delay and its cut."""
 
-    def __init__(self, reply: Reply, request: httpx.Request) -> None:
+    def __init__(self, reply: Reply, request: httpx.Request, virtual_time: bool = False) -> None:
         self._reply = reply
         self._request = request
+        self._virtual = virtual_time
         timeout = request.extensions.get("timeout", {})
         read = timeout.get("read") if isinstance(timeout, dict) else None
         self._read_timeout: float | None = read if isinstance(read, (int, float)) else None
@@ -49,7 +53,7 @@ class _ReplyStream(httpx.SyncByteStream, httpx.AsyncByteStream):
         """How long the body is held back, and whether the client gives up first."""
         delay, limit = self._reply.delay, self._read_timeout
         if limit is not None and delay > limit:
-            return limit, True
+            return (0.0 if self._virtual else limit), True
         return delay, False
 
     def _timeout(self) -> httpx.ReadTimeout:
@@ -88,17 +92,23 @@ class _ReplyStream(httpx.SyncByteStream, httpx.AsyncByteStream):
             raise self._cut()
 
 
-def to_httpx(fake: ScriptedModelAPI, request: httpx.Request) -> httpx.Response:
+def to_httpx(
+    fake: ScriptedModelAPI, request: httpx.Request, virtual_time: bool = False
+) -> httpx.Response:
     """Answer one httpx request from `fake` (the side effect behind `install`)."""
     path = request.url.raw_path.decode("ascii")
     headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in request.headers.raw]
     reply = fake.handle(request.method, path, headers, request.read())
-    stream = _ReplyStream(reply, request)
+    stream = _ReplyStream(reply, request, virtual_time)
     return httpx.Response(reply.status, headers=list(reply.headers), stream=stream)
 
 
 def install(
-    router: respx.MockRouter, fake: ScriptedModelAPI, base_url: str = ANTHROPIC_BASE_URL
+    router: respx.MockRouter,
+    fake: ScriptedModelAPI,
+    base_url: str = ANTHROPIC_BASE_URL,
+    *,
+    virtual_time: bool = False,
 ) -> respx.Route:
     """
     Route every request under `base_url` on `router` to `fake`.
@@ -109,7 +119,7 @@ def install(
     """
 
     def side_effect(request: httpx.Request) -> httpx.Response:
-        return to_httpx(fake, request)
+        return to_httpx(fake, request, virtual_time)
 
     route: respx.Route = router.route(url__startswith=base_url.rstrip("/")).mock(
         side_effect=side_effect

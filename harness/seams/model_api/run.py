@@ -218,7 +218,9 @@ def _run_reference(
         folder.mkdir()
     fake = ScriptedModelAPI(script)
     with respx.mock(assert_all_called=False) as router, httpx.Client() as client:
-        install_respx(router, fake, base)
+        # The reference model's only clock is its timeout, which kills the run:
+        # a reply held back past it ends the run at once (virtual time).
+        install_respx(router, fake, base, virtual_time=True)
         session = models[request.cli](client, request, seed, workdir, fake, base_url=base)
         files = realcli.workdir_files(cwd)
     run = session.run

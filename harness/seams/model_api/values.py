@@ -121,7 +121,7 @@ def generated_schema(spec: dict[str, Any]) -> str:
         key = json.dumps(spec["nested"])
         depth = int(spec["depth"])
         return ("{" + key + ":") * depth + "{}" + "}" * depth
-    items = ",".join(str(i) for i in range(int(spec["enum_items"])))
+    items = ",".join(map(str, range(int(spec["enum_items"]))))
     return '{"type":"object","properties":{"v":{"enum":[' + items + "]}}}"
 
 
