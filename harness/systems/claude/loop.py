@@ -359,7 +359,8 @@ class _Loop:
                 turn.cut_offs += 1  # likewise after the output token limit
                 return self.resume(data.MAX_TOKENS_NOTICE)
             extra = {"api_error": "max_output_tokens", "api_error_params": {"cut": "output_limit"}}
-            message = {"text": data.MAX_TOKENS_ERROR, "error": "max_output_tokens", "extra": extra}
+            text = data.MAX_TOKENS_ERROR.format(limit=self.output_limit(turn.model))
+            message = {"text": text, "error": "max_output_tokens", "extra": extra}
             self.event("api_error_message", message)
             self.result({"is_error": True})
             return True
@@ -394,6 +395,13 @@ class _Loop:
         else:  # the answer's last text is the result, even a blank one the CLI did not show
             self.result({} if answer.last_text is None else {"result": answer.last_text})
         return True
+
+    def output_limit(self, model: str) -> int | str:
+        """The output token limit the CLI names: the setting's, else the model's."""
+        setting = validator.env_int(self.settings.env.get("CLAUDE_CODE_MAX_OUTPUT_TOKENS"))
+        if setting is None or setting <= 0:
+            return data.max_output_tokens(model)
+        return setting if isinstance(setting, int) else js_number(setting)
 
     def answered(self, turn: _Turn, answer: wire.Answer) -> Taking:
         """Show the answer's blocks and run its calls (`answer`); the history grows by it."""

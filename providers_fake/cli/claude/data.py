@@ -176,8 +176,10 @@ MAX_TOKENS_NOTICE = (
     "smaller pieces."
 )
 #: ... and the run's end when the fourth answer is cut as well.
+#: ``limit`` is the run's output token limit: CLAUDE_CODE_MAX_OUTPUT_TOKENS when it
+#: sets one, else the model's own (probed).
 MAX_TOKENS_ERROR = (
-    "API Error: Claude's response exceeded the 128000 output token maximum. To configure this "
+    "API Error: Claude's response exceeded the {limit} output token maximum. To configure this "
     "behavior, set the CLAUDE_CODE_MAX_OUTPUT_TOKENS environment variable."
 )
 #: The synthetic user message after an answer with no content at all (once per turn).
