@@ -199,7 +199,14 @@ class _Loop:
         while True:
             tool = self.tool()
             body = wire.request_body(
-                turn.model, turn.effort, prompt, self.history, tool, self.resumed, stream=stream
+                turn.model,
+                turn.effort,
+                prompt,
+                self.history,
+                tool,
+                self.resumed,
+                stream=stream,
+                caching=not wire.env_on(env.get("DISABLE_PROMPT_CACHING")),
             )
             left = self.time_left()
             with self.client.stream(

@@ -34,8 +34,15 @@ TOOL_DESCRIPTION = (
     "structured output."
 )
 _EPHEMERAL = {"type": "ephemeral"}
+#: The values by which the CLI reads a boolean environment setting as on.
+TRUTHY = frozenset({"1", "true", "yes", "on"})
 HEADERS = {"anthropic-version": "2023-06-01", "x-api-key": "reference-model"}
 SENT = {**HEADERS, "content-type": "application/json"}
+
+
+def env_on(value: str | None) -> bool:
+    """A boolean environment setting as the CLI reads it (trimmed, any case)."""
+    return value is not None and value.strip().lower() in TRUTHY
 
 
 def encoded(body: Mapping[str, Any]) -> bytes:
@@ -74,16 +81,17 @@ def request_body(  # noqa: PLR0917 - one call site, each argument a different th
     resumed: Sequence[dict[str, Any]] = (),
     *,
     stream: bool = True,
+    caching: bool = True,
 ) -> dict[str, object]:
     messages: list[dict[str, Any]] = [
         *(json.loads(json.dumps(m)) for m in resumed),
         asked(prompt, resumed=bool(resumed)),
         *(json.loads(json.dumps(m)) for m in history),
     ]
-    if isinstance(messages[-1]["content"], str):  # sent as a block to carry the cache mark
+    if isinstance(messages[-1]["content"], str):  # the last message goes as blocks
         messages[-1]["content"] = [{"type": "text", "text": messages[-1]["content"]}]
-    last = messages[-1]["content"][-1]
-    last["cache_control"] = dict(_EPHEMERAL)
+    if caching:  # DISABLE_PROMPT_CACHING leaves the last block without the mark (probed)
+        messages[-1]["content"][-1]["cache_control"] = dict(_EPHEMERAL)
     return {
         "model": model,
         "messages": messages,
