@@ -371,7 +371,7 @@ class _Loop:
             self.event("api_error_message", message)
             self.result({"is_error": True})
             return True
-        if not answer.blocks and not turn.nudged:
+        if not answer.blocks and not turn.nudged and not self.after_results():
             turn.nudged = True  # an empty answer gets one nudge before the prose rules
             self.event("enforce_reminder", data.NO_OUTPUT_NOTICE)
             self.history.append({"role": "user", "content": data.NO_OUTPUT_NOTICE})
@@ -393,14 +393,21 @@ class _Loop:
         if not turn.reminded:
             turn.reminded = True
             self.event("enforce_reminder")
-            # Plain string content: a block only while it is last and carries the cache mark.
-            self.history.append({"role": "user", "content": data.ENFORCE_REMINDER})
+            if self.after_results():  # an empty answer after results: the reminder joins them
+                self.note(data.ENFORCE_REMINDER)
+            else:  # plain string content: a block only while it is last
+                self.history.append({"role": "user", "content": data.ENFORCE_REMINDER})
             return False
         # A second prose stop ends the turn; if its only objects were retracted, in error (LOOP-13).
         if turn.retracted:
             self.exhausted(turn)
         else:  # the answer's last text is the result, even a blank one the CLI did not show
-            self.result({} if answer.last_text is None else {"result": answer.last_text})
+            ending: dict[str, Any] = {}
+            if answer.last_text is not None:
+                ending["result"] = answer.last_text
+            if answer.stop_reason is not None and not answer.midstream_error:
+                ending["stop_reason"] = answer.stop_reason  # the last answer's, shown or not
+            self.result(ending)
         return True
 
     def output_limit(self, model: str) -> int | str:
@@ -444,6 +451,16 @@ class _Loop:
         turn.retracted += self.retract(mark, turn.model, target)
         turn.model = target
         return False
+
+    def after_results(self) -> bool:
+        """
+        Whether the conversation ends on tool results: an empty answer then is no
+        nudge but a prose stop, its reminder joined to the results (probed).
+        """
+        if not self.history or self.history[-1]["role"] != "user":
+            return False
+        content = self.history[-1]["content"]
+        return isinstance(content, list) and any(b.get("type") == "tool_result" for b in content)
 
     def note(self, text: str) -> None:
         """A meta text for the model, joined to the last user message when there is one."""
