@@ -470,8 +470,8 @@ class _Loop:
             if isinstance(content, str):
                 content = self.history[-1]["content"] = [{"type": "text", "text": content}]
             content.append(block)
-        else:
-            self.history.append({"role": "user", "content": [block]})
+        else:  # plain string content, as the reminder: a block only while it is last
+            self.history.append({"role": "user", "content": text})
 
     def retract(self, mark: int, model: str, target: str) -> int:
         """
