@@ -1,6 +1,6 @@
 """
 The ``harness`` command: one subcommand per verb (lint, list, show, run,
-baseline, record, import, fuzz, serve, mutants, bench), each listed by
+drift, baseline, record, import, fuzz, serve, mutants, bench), each listed by
 ``harness --help``.
 
 Each subcommand is a thin shell over the core; ``run`` hands the catalogue to
@@ -50,14 +50,21 @@ PATHS_HELP = "scenario files or folders (default: scenarios)"
 #: `harness.targets.KINDS` (kept here so that help answers without importing it).
 TARGETS_HELP = """\
 Targets (--target SPEC, repeatable; default: reference):
-  reference                   the reference adaptor, services and models (fakes as subprocesses)
-  reference-inproc            the same, replaying the fakes in process (faster)
+  reference[:CLI=VERSION[,CLI=VERSION]]
+                              the reference adaptor, services and models (fakes as
+                              subprocesses); with versions, the models with those
+                              releases' profiles (model-api only): reference:claude=2.1.235
+  reference-inproc[:CLI=VERSION[,CLI=VERSION]]
+                              the same, replaying the fakes in process (faster)
   cmd:COMMAND                 your adaptor: a process speaking the JSON-lines protocol
   cmd-check:COMMAND           the same, every message checked against the protocol schemas
   python:MODULE:FUNCTION      your Python adaptor, called in process (MODULE from the
                               current folder, as python -m finds it)
   http:BASE_URL               a service (Throng, T3) over the conformance binding
-  real                        the pinned real claude and codex binaries (model-api only)
+  real[:CLI=VERSION[,CLI=VERSION]]
+                              the real claude and codex binaries (model-api only): the
+                              pinned pair, or the releases named (installed on demand),
+                              e.g. real:claude=2.1.235,codex=0.171.0
 
 Prefix a spec with NAME= to name the target in reports and baselines:
   --target 'mine=cmd:node my-adaptor.mjs' reads its baseline from BASELINES/mine.yaml.
@@ -164,9 +171,7 @@ def show(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    import pytest  # noqa: PLC0415  (see the note at the top)
-
-    from harness import shards, targets  # noqa: PLC0415
+    from harness import shards, targets  # noqa: PLC0415  (see the note at the top)
 
     for target in args.target:
         targets.create(target)  # a bad spec is one clear line, before pytest starts
@@ -189,6 +194,16 @@ def run(args: argparse.Namespace) -> int:
         if args.reports == "":
             print("harness: a --shard run writes reports: not --reports ''", file=sys.stderr)
             return exitcodes.USAGE
+    for target in args.target:
+        # A version npm does not publish is one clear line too, before pytest starts.
+        targets.prepare(targets.create(target))
+    return _pytest(args, args.target, _paths(args.paths))
+
+
+def _pytest(args: argparse.Namespace, given: Sequence[str], paths: Sequence[Path]) -> int:
+    """The catalogue under ``paths`` on the ``given`` targets, through pytest."""
+    import pytest  # noqa: PLC0415  (see the note at the top)
+
     extra = getattr(args, "after_dashes", [])
     argv = ["--pyargs", "harness.testing", "-p", "no:cacheprovider", "-q", "-rfE"]
     if not extra:  # only the plugins the run needs (see _own_plugins)
@@ -202,10 +217,12 @@ def run(args: argparse.Namespace) -> int:
     # The CLI has imported the harness already; pytest need not say it cannot rewrite it.
     argv += ["-W", "ignore::pytest.PytestAssertRewriteWarning"]
     argv += ["--rootdir", str(Path.cwd())]
-    for path in _paths(args.paths):
+    for path in paths:
         argv += ["--harness-scenarios", str(path)]
-    for target in args.target:
+    for target in given:
         argv += ["--harness-target", target]
+    for cli in getattr(args, "cli_only", ()):
+        argv += ["--harness-cli", cli]
     reports = default_reports() if args.reports is None else args.reports
     if reports:
         argv += ["--harness-reports", str(reports)]
@@ -213,13 +230,13 @@ def run(args: argparse.Namespace) -> int:
         argv += ["--harness-baselines", args.baselines]
     if args.allow_exec:
         argv.append("--harness-allow-exec")
-    if args.show_known:
+    if getattr(args, "show_known", False):
         argv.append("--harness-show-known")
-    if args.shard:
+    if getattr(args, "shard", None):
         argv += ["--harness-shard", args.shard]
-    if args.k:
+    if getattr(args, "k", None):
         argv += ["-k", args.k]
-    if args.tag:
+    if getattr(args, "tag", None):
         argv += ["-m", " or ".join(args.tag)]
     if args.workers:
         argv += ["-n", str(args.workers)]
@@ -276,6 +293,21 @@ class _Ending:
         return str(self.session.cause(code))
 
 
+def drift(args: argparse.Namespace) -> int:
+    """The model-api scenarios of one CLI on the real binary at each version, and the drift."""
+    from harness import targets  # noqa: PLC0415  (see the note at the top)
+
+    order = [args.start, *args.to]
+    if len(set(order)) < len(order):
+        print("harness: drift: give each version once", file=sys.stderr)
+        return exitcodes.USAGE
+    given = [f"real:{args.cli}={version}" for version in order]
+    for target in given:
+        targets.prepare(targets.create(target))
+    args.cli_only = [args.cli]
+    return _pytest(args, given, [Path(p) for p in args.paths] or [Path("scenarios/model-api")])
+
+
 def bench(args: argparse.Namespace) -> int:
     from harness.reports import bench  # noqa: PLC0415  (only the benchmark needs it)
 
@@ -290,6 +322,7 @@ def baseline(args: argparse.Namespace) -> int:
     from harness.targets.announce import about  # noqa: PLC0415
 
     target = targets.create(args.target)
+    targets.prepare(target)
     if engine.baseline_path(Path("baselines"), target.name) is None:
         print(f"harness: give the target a short name: NAME={args.target}", file=sys.stderr)
         return exitcodes.USAGE
@@ -470,6 +503,33 @@ def parser() -> argparse.ArgumentParser:
         "--shard", default=None, metavar="K/N", help="run the K-th of N shards (see harness merge)"
     )
     p.set_defaults(func=run)
+
+    p = sub.add_parser(
+        "drift",
+        help="run one CLI's model-api scenarios on the real binary at several versions and "
+        "write the drift report (reports/drift.md)",
+    )
+    p.add_argument(
+        "paths", nargs="*", help="scenario files or folders (default scenarios/model-api)"
+    )
+    p.add_argument("--cli", required=True, choices=("claude", "codex"))
+    p.add_argument("--from", dest="start", required=True, metavar="VERSION", help="oldest version")
+    p.add_argument(
+        "--to", action="append", required=True, metavar="VERSION",
+        help="a later version (repeatable: each in turn, e.g. --to 2.1.328 --to 2.1.332)",
+    )  # fmt: skip
+    p.add_argument(
+        "--reports",
+        default=None,
+        metavar="DIR",
+        help="folder for the reports ('' for none; default: as harness run)",
+    )
+    p.add_argument("-n", "--workers", default=None, metavar="N", help="pytest-xdist workers")
+    p.add_argument(
+        "--baselines", default=None, metavar="DIR", help="folder of per-target baselines"
+    )
+    p.add_argument("--allow-exec", action="store_true", help=ALLOW_EXEC_HELP)
+    p.set_defaults(func=drift)
 
     p = sub.add_parser("merge", help="combine the reports of a run's shards into one set")
     p.add_argument("folders", nargs="+", metavar="DIR", help="the report folders of the shards")

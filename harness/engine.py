@@ -9,6 +9,7 @@ case's result rides back to the controlling process in ``user_properties``
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections import Counter
@@ -21,12 +22,14 @@ import pytest
 
 from harness import exitcodes, seams, shards, targets
 from harness.catalogue import loader
-from harness.catalogue.scenario import Scenario, Seam
+from harness.catalogue.scenario import Scenario
 from harness.exceptions import Problem
 from harness.reports import differential as disagreements
-from harness.reports import render
+from harness.reports import drift, render
 from harness.reports.baseline import Baseline, judge, known
 from harness.reports.baseline import load as load_baseline
+from harness.reports.drift import Drift
+from harness.reports.versions import TargetInfo, cli_of
 from harness.seams import RunOptions
 from harness.seams.case import DEFAULT_OPTIONS, STATUSES, CaseResult, execute, not_run
 from harness.seams.compare import Mismatch
@@ -137,6 +140,8 @@ class Session:
     reports: Path | None
     baselines: Path | None = None
     options: RunOptions = DEFAULT_OPTIONS
+    #: Only the model-api scenarios of these CLIs run (``harness drift``); empty: all.
+    clis: tuple[str, ...] = ()
     #: Print the current diff of each failure a baseline lists (quiet otherwise).
     show_known: bool = False
     loaded: loader.Loaded | None = None
@@ -157,8 +162,25 @@ class Session:
         """Each target's name and kind (the differential pairs results by kind)."""
         return {t.name: t.kind for t in map(targets.shared, self.targets)}
 
-    def model_api(self) -> list[str]:
-        return [s.id for s in self.catalogue().scenarios if s.seam is Seam.MODEL_API]
+    def versions(self) -> dict[str, dict[str, str]]:
+        """Each target's name and the CLI versions it runs or models (none for most)."""
+        return {t.name: targets.versions_of(t) for t in map(targets.shared, self.targets)}
+
+    def info(self) -> list[TargetInfo]:
+        """What the reports say about each target."""
+        return [
+            TargetInfo(t.name, t.kind, tuple(sorted(targets.versions_of(t).items())))
+            for t in map(targets.shared, self.targets)
+        ]
+
+    def model_api(self) -> dict[str, str]:
+        """Each model-api scenario of the catalogue, and the CLI it runs."""
+        found = (cli_of(s) for s in self.catalogue().scenarios)
+        return {s.id: cli for s, cli in zip(self.catalogue().scenarios, found, strict=True) if cli}
+
+    def selected(self, scenario: Scenario) -> bool:
+        """Whether the run takes ``scenario``: with ``clis``, model-api ones of those CLIs only."""
+        return not self.clis or cli_of(scenario) in self.clis
 
     def differential_expectations(self) -> tuple[tuple[disagreements.Entry, ...], list[Problem]]:
         """
@@ -173,9 +195,7 @@ class Session:
         """
         kinds = set(self.kinds().values())
         comparing = bool(
-            kinds & disagreements.REFERENCE_KINDS
-            and kinds & disagreements.REAL_KINDS
-            and self.model_api()
+            kinds & targets.REFERENCE_KINDS and kinds & targets.REAL_KINDS and self.model_api()
         )
         path = None if self.baselines is None else self.baselines / DIFFERENTIAL_FILE
         if not comparing or path is None or not path.exists():
@@ -187,8 +207,12 @@ class Session:
         """The results so far, reference models against the real CLIs, judged."""
         if not self.results:
             return disagreements.Differential()
-        found = disagreements.pairs(self.results, self.kinds(), self.model_api())
+        found = disagreements.pairs(self.results, self.kinds(), self.model_api(), self.versions())
         return disagreements.judge(found, self.expectations()[0])
+
+    def drift(self) -> Drift:
+        """The results so far: the real CLIs from one version to the next."""
+        return drift.build(self.results, self.kinds(), self.model_api(), self.versions())
 
     def expectations(self) -> tuple[tuple[disagreements.Entry, ...], list[Problem]]:
         if self.expected is None:
@@ -289,7 +313,7 @@ class Session:
             )
             for problem in self.problems()
         ]
-        for scenario in loaded.scenarios:
+        for scenario in filter(self.selected, loaded.scenarios):
             if not shards.belongs(scenario.id, self.shard):
                 continue
             marks = [getattr(pytest.mark, tag) for tag in scenario.tags]
@@ -365,6 +389,14 @@ class Session:
             f"harness: differential: stale entry for {s.entry.scenario}: {s.why}"
             for s in found.stale
         ]
+        moved = self.drift()
+        for cli, order in moved.clis:
+            total = sum(row.cli == cli for row in moved.rows)
+            lines += [
+                f"harness: drift: {cli} {before} → {after}: "
+                f"{len(moved.changed(cli, before, after))} of {total} scenarios change"
+                for before, after in itertools.pairwise(order)
+            ]
         lines += [f"harness: rejected {problem}" for problem in self.problems()]
         return lines
 
@@ -442,12 +474,14 @@ class Session:
         if self.options.allow_exec:
             commands = f"allowed, confined ({sandbox.isolation()})"
         built = render.Report.build(
-            loaded.scenarios,
+            filter(self.selected, loaded.scenarios),
             self.results,
             loaded.problems,
             self.root,
             self.differential(),
             commands=commands,
+            info=self.info(),
+            drift=self.drift(),
             abouts=self._abouts(),
         )
         extra = {}

@@ -68,6 +68,17 @@ class BadTargetSpec(HarnessError):
 
 
 @dataclass(frozen=True)
+class InstallFailed(HarnessError):
+    """A version of a real CLI a target names could not be installed."""
+
+    what: str
+    why: str
+
+    def __str__(self) -> str:
+        return f"cannot install {self.what}: {self.why}"
+
+
+@dataclass(frozen=True)
 class TargetNotStarted(HarnessError):
     """
     A target could not be started at all (its command is missing, it died or

@@ -54,6 +54,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "without it such cases are skipped",
     )
     group.addoption(
+        "--harness-cli",
+        action="append",
+        default=[],
+        metavar="CLI",
+        help="only the model-api scenarios of this CLI (repeatable; `harness drift` uses it)",
+    )
+    group.addoption(
         "--harness-shard",
         default=None,
         metavar="K/N",
@@ -76,6 +83,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 _OPTIONS = (
     "harness_scenarios",
     "harness_target",
+    "harness_cli",
     "harness_baselines",
     "harness_reports",
     "harness_allow_exec",
@@ -115,17 +123,45 @@ def _session(config: pytest.Config) -> Session:
         base = config.invocation_params.dir
         paths = config.getoption("harness_scenarios") or ["scenarios"]
         reports = config.getoption("harness_reports")
+        given = tuple(config.getoption("harness_target") or targets.DEFAULT_TARGETS)
         config.stash[_SESSION] = engine.Session(
             paths=tuple(base / p for p in paths),
-            targets=tuple(config.getoption("harness_target") or targets.DEFAULT_TARGETS),
+            # A reference compared with real CLIs at other versions models those versions too.
+            targets=_targets(given),
             root=base,
             reports=None if reports is None else base / reports,
             baselines=_baselines(config),
             options=RunOptions(allow_exec=config.getoption("harness_allow_exec")),
+            clis=tuple(config.getoption("harness_cli")),
             show_known=config.getoption("harness_show_known"),
             shard=_shard(config),
         )
+        if not hasattr(config, "workerinput"):
+            _prepare(given)
     return config.stash[_SESSION]
+
+
+def _targets(specs: tuple[str, ...]) -> tuple[str, ...]:
+    """The run's targets with their companions; a bad spec is a usage error, not a traceback."""
+    from harness import targets  # noqa: PLC0415  (see the note at the top)
+    from harness.exceptions import HarnessError  # noqa: PLC0415
+
+    try:
+        return targets.with_companions(specs)
+    except HarnessError as error:
+        raise pytest.UsageError(str(error)) from None
+
+
+def _prepare(specs: tuple[str, ...]) -> None:
+    """What the targets need (CLI versions installed), once, before any worker starts."""
+    from harness import targets  # noqa: PLC0415  (see the note at the top)
+    from harness.exceptions import HarnessError  # noqa: PLC0415
+
+    try:
+        for spec in specs:
+            targets.prepare(targets.shared(spec))
+    except HarnessError as error:
+        raise pytest.UsageError(str(error)) from None
 
 
 def session_of(config: pytest.Config) -> Session | None:

@@ -1,17 +1,26 @@
 #!/bin/sh
-# Install the pinned real agent CLIs the model-api tests run against the fake APIs:
-#   @anthropic-ai/claude-code@2.1.328  and  @openai/codex@0.169.0
+# Install the real agent CLIs the model-api tests run against the fake APIs.
 #
-# Usage: scripts/install-real-clis.sh [DIR]
+# Usage: scripts/install-real-clis.sh [DIR] [claude=VERSION] [codex=VERSION]
 #   DIR defaults to $HARNESS_REAL_CLIS_DIR, else
 #   ${XDG_CACHE_HOME:-$HOME/.cache}/structured-output-harness/real-clis
 #
-# The binaries live outside the repository (they are large and platform-specific)
-# and are pinned because the captures they are checked against were taken with
-# exactly these versions.  Running the script again is cheap: when both pinned
-# versions are already there it only says so.  The tests find the install through
-# HARNESS_REAL_CLIS_DIR or the default folder; HARNESS_REAL_CLIS=off leaves the
-# real CLIs out of the test run.
+# Without a version: the pinned pair, @anthropic-ai/claude-code@2.1.328 and
+# @openai/codex@0.169.0, into DIR itself.  They are pinned because the captures
+# they are checked against were taken with exactly these versions; `make test`
+# installs only them.
+#
+# With cli=VERSION: that published version into DIR/CLI-VERSION (its own npm
+# prefix, e.g. DIR/claude-2.1.235), so that any number of versions live side by
+# side; `--target 'real:claude=2.1.235'` does this on demand.  A version the npm
+# registry does not have is one line on stderr and exit 3.  A version is
+# installed into a temporary folder beside its final one and renamed into place,
+# so a folder that exists is complete, and two installs of one version at once
+# leave one.
+#
+# Running the script again is cheap: what is already there is only reported.
+# The tests find the installs through HARNESS_REAL_CLIS_DIR or the default
+# folder; HARNESS_REAL_CLIS=off leaves the real CLIs out of the test run.
 set -eu
 
 CLAUDE_PACKAGE=@anthropic-ai/claude-code
@@ -19,38 +28,118 @@ CLAUDE_VERSION=2.1.328
 CODEX_PACKAGE=@openai/codex
 CODEX_VERSION=0.169.0
 
-DIR=${1:-${HARNESS_REAL_CLIS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/structured-output-harness/real-clis}}
+DIR=
+VERSIONS=
+for arg in "$@"; do
+    case $arg in
+        claude=* | codex=*) VERSIONS="$VERSIONS $arg" ;;
+        *=*)
+            echo "install-real-clis: unknown CLI in '$arg' (claude=VERSION or codex=VERSION)" >&2
+            exit 2
+            ;;
+        *)
+            [ -z "$DIR" ] || { echo "install-real-clis: one folder only, not '$DIR' and '$arg'" >&2; exit 2; }
+            DIR=$arg
+            ;;
+    esac
+done
+DIR=${DIR:-${HARNESS_REAL_CLIS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/structured-output-harness/real-clis}}
 
-# The version recorded in an installed package's package.json, or nothing.
+# The version recorded in an installed package's package.json under prefix $1, or nothing.
 installed_version() {
-    manifest="$DIR/node_modules/$1/package.json"
+    manifest="$1/node_modules/$2/package.json"
     [ -f "$manifest" ] || return 0
     node -e 'process.stdout.write(String(require(process.argv[1]).version || ""))' "$manifest"
 }
 
 pinned() {
-    [ "$(installed_version "$CLAUDE_PACKAGE")" = "$CLAUDE_VERSION" ] &&
-        [ "$(installed_version "$CODEX_PACKAGE")" = "$CODEX_VERSION" ] &&
+    [ "$(installed_version "$DIR" "$CLAUDE_PACKAGE")" = "$CLAUDE_VERSION" ] &&
+        [ "$(installed_version "$DIR" "$CODEX_PACKAGE")" = "$CODEX_VERSION" ] &&
         [ -x "$DIR/node_modules/.bin/claude" ] &&
         [ -x "$DIR/node_modules/.bin/codex" ]
 }
 
+# A private package.json keeps npm from walking up into an unrelated project.
+prefix() {
+    mkdir -p "$1"
+    [ -f "$1/package.json" ] || printf '{\n  "private": true\n}\n' >"$1/package.json"
+}
+
+# Optional dependencies carry the native binaries, so they must not be omitted.
+npm_install() {
+    into=$1
+    shift
+    npm install --prefix "$into" --save-exact --no-audit --no-fund --loglevel=error \
+        --include=optional "$@"
+}
+
 command -v node >/dev/null 2>&1 || { echo "install-real-clis: node is required" >&2; exit 1; }
 command -v npm >/dev/null 2>&1 || { echo "install-real-clis: npm is required" >&2; exit 1; }
+
+# Whether prefix $1 holds package $2 at version $3 with its executable $4.
+complete() {
+    [ "$(installed_version "$1" "$2")" = "$3" ] && [ -x "$1/node_modules/.bin/$4" ]
+}
+
+# One published version of one CLI into DIR/CLI-VERSION.
+install_version() {
+    cli=${1%%=*}
+    version=${1#*=}
+    case $cli in claude) package=$CLAUDE_PACKAGE ;; *) package=$CODEX_PACKAGE ;; esac
+    case $version in
+        *[!0-9.]* | .* | *. | *..* | "")
+            echo "install-real-clis: '$version' is not a version of $cli (MAJOR.MINOR.PATCH)" >&2
+            exit 2
+            ;;
+    esac
+    target="$DIR/$cli-$version"
+    if complete "$target" "$package" "$version" "$cli"; then
+        echo "install-real-clis: $package@$version already in $target"
+        return 0
+    fi
+    # Asked first, so an unpublished version is one line rather than npm's page of 404s.
+    if ! found=$(npm view "$package@$version" version 2>/dev/null) || [ "$found" != "$version" ]; then
+        if npm view "$package" name >/dev/null 2>&1; then
+            echo "install-real-clis: $package@$version is not published on the npm registry" >&2
+            exit 3
+        fi
+        echo "install-real-clis: cannot reach the npm registry to look up $package@$version" >&2
+        exit 1
+    fi
+    staging="$DIR/.$cli-$version.$$"
+    trap 'rm -rf "$staging"' EXIT INT TERM
+    prefix "$staging"
+    echo "install-real-clis: installing $package@$version into $target"
+    npm_install "$staging" "$package@$version"
+    if [ "$(installed_version "$staging" "$package")" != "$version" ]; then
+        echo "install-real-clis: npm finished but $package@$version is not in $staging/node_modules" >&2
+        exit 1
+    fi
+    if complete "$target" "$package" "$version" "$cli"; then
+        rm -rf "$staging" # installed by another run meanwhile: keep theirs
+    else
+        rm -rf "$target" # an incomplete folder of an older layout, if any
+        mv "$staging" "$target"
+    fi
+    trap - EXIT INT TERM
+}
+
+if [ -n "$VERSIONS" ]; then
+    mkdir -p "$DIR"
+    for each in $VERSIONS; do
+        install_version "$each"
+    done
+    exit 0
+fi
 
 if pinned; then
     echo "install-real-clis: $CLAUDE_PACKAGE@$CLAUDE_VERSION and $CODEX_PACKAGE@$CODEX_VERSION already in $DIR"
     exit 0
 fi
 
-mkdir -p "$DIR"
-# A package.json of its own keeps npm from walking up into an unrelated project.
-[ -f "$DIR/package.json" ] || printf '{\n  "private": true\n}\n' >"$DIR/package.json"
-
+prefix "$DIR"
 echo "install-real-clis: installing into $DIR"
-# Optional dependencies carry the native binaries, so they must not be omitted.
-npm install --prefix "$DIR" --save-exact --no-audit --no-fund --loglevel=error \
-    --include=optional "$CLAUDE_PACKAGE@$CLAUDE_VERSION" "$CODEX_PACKAGE@$CODEX_VERSION"
+npm_install "$DIR" "$CLAUDE_PACKAGE@$CLAUDE_VERSION" "$CODEX_PACKAGE@$CODEX_VERSION"
 
 if ! pinned; then
     echo "install-real-clis: npm finished but the pinned versions are not in $DIR/node_modules" >&2

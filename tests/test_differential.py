@@ -21,6 +21,7 @@ from harness.catalogue.scenario import Seam
 from harness.cli import main
 from harness.reports import differential, render
 from harness.reports.differential import Difference, Entry, Pair
+from harness.reports.versions import cli_of
 from harness.seams import RunOptions
 from harness.seams.case import CaseResult, execute
 from harness.seams.model_api.values import (
@@ -168,12 +169,12 @@ def test_every_reference_kind_is_paired_with_every_real_kind() -> None:
         _result("x", _outcome()),
         _result("real", _outcome(), scenario="agent-cli-one"),
     ]
-    found = differential.pairs(results, KINDS, ["model-s"])
+    found = differential.pairs(results, KINDS, {"model-s": "claude"})
     assert [(p.reference, p.real, p.fields) for p in found] == [
         ("reference", "real", ("exit_code",)),
         ("reference-inproc", "real", ("exit_code",)),
     ]
-    assert differential.pairs(results, {"reference": "reference"}, ["model-s"]) == ()
+    assert differential.pairs(results, {"reference": "reference"}, {"model-s": "claude"}) == ()
 
 
 def test_long_values_are_cut_around_where_they_differ() -> None:
@@ -482,7 +483,8 @@ def test_the_reference_models_agree_with_the_real_clis(catalogue: loader.Loaded)
     assert problems == []
     kinds = {t.name: t.kind for t in both}
     judged = differential.judge(
-        differential.pairs(results, kinds, [s.id for s in scenarios]), entries or ()
+        differential.pairs(results, kinds, {s.id: cli_of(s) or "" for s in scenarios}),
+        entries or (),
     )
     assert len(judged.pairs) == len(scenarios)
     # A side the catalogue skips (with its reason) cannot be compared; one that

@@ -116,11 +116,12 @@ def test_help_answers_without_loading_the_harness() -> None:
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("real:anything", "real takes no argument (use: real)"),
-        ("real:", "real takes no argument (use: real)"),
-        ("reference:anything", "reference takes no argument (use: reference)"),
-        ("reference-inproc:x", "reference-inproc takes no argument"),
-        ("mine=real:x", "real takes no argument"),
+        ("real:anything", "'anything': give CLI=VERSION, CLI one of claude, codex"),
+        ("real:", "real needs CLI=VERSION[,CLI=VERSION] (use: real[:CLI=VERSION[,CLI=VERSION]])"),
+        ("reference:anything", "'anything': give CLI=VERSION"),
+        ("reference-inproc:claude=2.1", "claude: "),
+        ("mine=real:x", "'x': give CLI=VERSION"),
+        ("real:claude=2.1.235,claude=2.1.236", "claude is given twice"),
         ("cmd", "cmd needs COMMAND (use: cmd:COMMAND)"),
         ("cmd-check:", "cmd-check needs COMMAND"),
         ("python", "python needs MODULE:FUNCTION"),
@@ -140,7 +141,8 @@ def test_a_spec_with_an_argument_its_kind_does_not_take_is_a_usage_error(
 
 def test_the_argument_grammar_is_declared_per_kind() -> None:
     usages = {name: kind.usage(name) for name, kind in targets.KINDS.items()}
-    assert usages["real"] == "real"
+    assert usages["real"] == "real[:CLI=VERSION[,CLI=VERSION]]"
+    assert usages["reference"] == "reference[:CLI=VERSION[,CLI=VERSION]]"
     assert usages["cmd"] == "cmd:COMMAND"
     assert usages["python"] == "python:MODULE:FUNCTION"
     with pytest.raises(NoSuchTarget, match=re.escape("cmd:COMMAND")):
@@ -155,7 +157,9 @@ def test_a_bad_spec_is_one_line_before_anything_runs(
     assert main(["run", str(SCENARIOS / "agent-cli/codex"), "--target", "real:anything"]) == 4
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert captured.err == "harness: target 'real:anything': real takes no argument (use: real)\n"
+    assert captured.err == (
+        "harness: target 'real:anything': 'anything': give CLI=VERSION, CLI one of claude, codex\n"
+    )
 
 
 # -- 3. python: adaptors -------------------------------------------------------------

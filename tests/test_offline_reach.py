@@ -7,14 +7,23 @@ Code's remote configuration; their scenarios skip the `real` target and say
 why (`ModelApiRequest.beyond_offline`).  These probes are the evidence for
 that reason: each tries the offline ways a user has to switch the behaviour
 on, and shows the pinned binary ignoring them.  (The strict derivation
-itself is held to the binary's own routine in tests/test_strict.py.)
+itself is held to the binary's own routine in tests/test_strict.py.)  The
+third reason, a schema argument too long for one argv string, is a limit of
+the kernel, probed here on the binary as well.  tests/test_witnesses.py
+holds every skip reason to one of these probes.
 """
 
 from __future__ import annotations
 
+import errno
 import json
+import os
+import subprocess
 from pathlib import Path
 
+import pytest
+
+from harness.seams.model_api.values import ARG_MAX_STRLEN
 from providers_fake.api import LoopbackServer, ScriptedModelAPI, realcli
 from tests.realbin import real_binary
 
@@ -50,7 +59,10 @@ def test_the_strict_gate_cannot_be_turned_on_offline(tmp_path: Path) -> None:
     overrides = json.dumps({GATE: True})
     config = tmp_path / "config"
     config.mkdir()
-    cached = {"cachedFeatureFlags": {GATE: True}, "cachedGrowthBookFeatures": {GATE: True}}
+    cached: dict[str, object] = {
+        "cachedFeatureFlags": {GATE: True},
+        "cachedGrowthBookFeatures": {GATE: True},
+    }
     cached |= {"cachedFeatureFlagsAt": 4_102_444_800_000, "hasCompletedOnboarding": True}
     (config / ".claude.json").write_text(json.dumps(cached))
     ways = {
@@ -85,3 +97,33 @@ def test_a_refusal_has_no_fallback_model_offline() -> None:
     assert "model_refusal_no_fallback" in subtypes
     assert "model_refusal_fallback" not in subtypes
     assert set(models) == {models[0]}  # no request went to the fallback model
+
+
+def test_a_schema_argument_at_the_argv_limit_cannot_start_the_binary(tmp_path: Path) -> None:
+    # One byte under the limit starts the binary (--version answers before any request);
+    # at the limit the kernel refuses to start it at all, whoever the caller is.
+    def schema(size: int) -> str:
+        head, tail = '{"type":"object","description":"', '"}'
+        return head + "x" * (size - len(head) - len(tail)) + tail
+
+    binary = str(real_binary("claude"))
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path)}
+    under = schema(ARG_MAX_STRLEN - 1)
+    done = subprocess.run(
+        [binary, "--version", "--json-schema", under],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env=env,
+    )
+    assert (done.returncode, done.stdout.split()[0]) == (0, "2.1.328"), done.stderr
+    with pytest.raises(OSError) as refused:
+        subprocess.run(
+            [binary, "--version", "--json-schema", schema(ARG_MAX_STRLEN)],
+            capture_output=True,
+            timeout=60,
+            check=False,
+            env=env,
+        )
+    assert refused.value.errno == errno.E2BIG

@@ -101,25 +101,27 @@ def test_strict_mode_warnings_are_kept_for_stderr() -> None:
     )
 
 
-@pytest.mark.parametrize(
-    ("raw", "value"),
-    [
-        ("3abc", 3),
-        (" 2", 2),
-        ("0x10", 0),
-        ("-1", -1),
-        ("1e2", 100),
-        ("", None),
-        ("abc", None),
-        ("2.9", 2),
-        ("1.5e0", None),
-        ("1_0", 1),
-        ("1_000", 1000),
-        ("1,000", 1000),
-        ("+3", 3),
-        (None, None),
-    ],
-)
+#: Integer settings as the binary reads them; the oracle test asks the binary's own
+#: reader about every one of them too.
+ENV_INTS: list[tuple[str | None, int | None]] = [
+    ("3abc", 3),
+    (" 2", 2),
+    ("0x10", 0),
+    ("-1", -1),
+    ("1e2", 100),
+    ("", None),
+    ("abc", None),
+    ("2.9", 2),
+    ("1.5e0", None),
+    ("1_0", 1),
+    ("1_000", 1000),
+    ("1,000", 1000),
+    ("+3", 3),
+    (None, None),
+]
+
+
+@pytest.mark.parametrize(("raw", "value"), ENV_INTS)
 def test_environment_integers_are_read_as_the_binary_reads_them(
     raw: str | None, value: int | None
 ) -> None:
@@ -204,11 +206,12 @@ def test_environment_integers_agree_with_the_binary_routine() -> None:
     # The binary's own reader of integer settings, run from the installed package
     # (tests/oracles/), on values no scenario could afford (1,000 attempts) or spell.
     binary = real_binary("claude").resolve()
-    values = [
+    values: list[str | None] = [
         "3abc", " 2", "0x10", "-1", "1e2", "1e1", "", "abc", "0", "2.9", "1.5e0", "1_0",
         "+3", "1_000", "1,000", "1 000", "1\u00a0000", "12,34", "-2e0", ".5e1", "1e400",
         "\u0663", "\t7\n", "99999999999999999999", "0b11", "1e-1", None,
     ]  # fmt: skip
+    values += [raw for raw, _ in ENV_INTS if raw not in values]
     feed = "".join(json.dumps({"routine": "env_int", "value": v}) + "\n" for v in values)
     done = subprocess.run(
         ["node", str(ORACLE), str(binary)],
@@ -221,3 +224,5 @@ def test_environment_integers_agree_with_the_binary_routine() -> None:
     assert done.returncode == 0, done.stderr
     answers = [json.loads(line)["answer"] for line in done.stdout.split("\n") if line]
     assert [validator.env_int(v) for v in values] == answers
+    told = dict(zip(values, answers, strict=True))
+    assert [told[raw] for raw, _ in ENV_INTS] == [value for _, value in ENV_INTS]

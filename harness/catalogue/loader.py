@@ -155,7 +155,7 @@ def _telling(error: ValidationError) -> ValidationError:
 #: Schema errors that leave every value the document does give valid.
 _STRUCTURAL = frozenset({"additionalProperties", "required"})
 #: The sections a seam's own checks read (the rest is the same on every seam).
-_SEAM_SECTIONS = frozenset({"seam", "request", "provider", "expect", "by_target"})
+_SEAM_SECTIONS = frozenset({"seam", "request", "provider", "expect", "by_target", "by_version"})
 
 
 def _spoils_checks(error: ValidationError) -> bool:
@@ -200,6 +200,8 @@ def _schema_problems(error: ValidationError) -> list[Found]:
         choices = [str(choice) for choice in expected]
         hint = did_you_mean(instance, choices)
         return [(path, f"{instance!r} is not one of {', '.join(choices)}{hint}")]
+    if error.validator == "not" and isinstance(schema.get("description"), str):
+        return [(path, schema["description"])]  # a field refused here, and why
     message = error.message
     return [(path, message if len(message) <= 200 else message[:197] + "...")]
 
@@ -305,6 +307,7 @@ class _FileLoader:
             request=parts.request,
             expect=parts.expect,
             by_target=parts.by_target,
+            by_version=parts.by_version,
             path=self.path,
             line=where.where(("id",))[0],
             tags=tuple(doc.get("tags", ())),

@@ -14,9 +14,10 @@ from dataclasses import asdict, dataclass, field
 from enum import Enum
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from harness.catalogue.jsonvalue import dumps
+from harness.catalogue.versions import VersionRange
 
 
 @dataclass(frozen=True)
@@ -261,6 +262,37 @@ class Expectation:
     no_audit_value: bool = False
 
 
+class Patch(Protocol):
+    """A seam's change to an expectation (what a `VersionRule` says differs)."""
+
+    def apply(self, expectation: object) -> object:
+        """``expectation`` with this patch's fields set (or no longer checked)."""
+        ...
+
+
+@dataclass(frozen=True)
+class VersionRule:
+    """
+    What a scenario expects differently on a range of versions of its CLI.
+
+    Rules apply in the order the file gives them, after any ``by_target``
+    override; two rules whose ranges share a version never set the same field
+    (lint), so the order cannot change the result.
+    """
+
+    cli: str
+    range: VersionRange
+    #: Why the behaviour differs there: the research note or probe that showed it.
+    because: str
+    #: The seam's change to the expectation.
+    patch: Patch
+    #: Clauses the scenario cites that do not hold on these versions.
+    breaks: tuple[str, ...] = ()
+
+    def holds_for(self, versions: dict[str, str]) -> bool:
+        return versions.get(self.cli) in self.range
+
+
 @dataclass(frozen=True)
 class Scenario:
     """
@@ -287,6 +319,8 @@ class Scenario:
     #: Scripts for the second and later launches of the fake (follow-up turns
     #: behind a service), in order; a launch past the end replays the last one.
     later_scripts: tuple[Script, ...] = ()
+    #: What differs on ranges of versions of the scenario's CLI (model-api).
+    by_version: tuple[VersionRule, ...] = ()
     #: The lines of ``path`` that define it, as (first, last) spans: the whole
     #: file, or a family's shared part and this case (`harness show` prints them).
     source: tuple[tuple[int, int], ...] = ()
@@ -296,8 +330,17 @@ class Scenario:
         """The folder the scenario lives in, e.g. ``agent-cli/codex``."""
         return self.path.parent.name
 
-    def expectation_for(self, target_kind: str) -> object:
-        for kind, expectation in self.by_target:
-            if kind == target_kind:
-                return expectation
-        return self.expect
+    def expectation_for(self, target_kind: str, versions: dict[str, str] | None = None) -> object:
+        """
+        What a target of ``target_kind`` running ``versions`` of the CLIs must
+        show: the expectation, its ``by_target`` override, then the
+        ``by_version`` rules whose ranges hold the target's versions.
+        """
+        found = next((e for kind, e in self.by_target if kind == target_kind), self.expect)
+        for rule in self.rules_for(versions or {}):
+            found = rule.patch.apply(found)
+        return found
+
+    def rules_for(self, versions: dict[str, str]) -> tuple[VersionRule, ...]:
+        """The ``by_version`` rules in force for a target running ``versions``."""
+        return tuple(rule for rule in self.by_version if rule.holds_for(versions))

@@ -26,7 +26,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any, Protocol
 
 from harness.catalogue.files import Folder
-from harness.catalogue.scenario import Script
+from harness.catalogue.scenario import Script, VersionRule
 
 if TYPE_CHECKING:
     from harness.catalogue.scenario import Scenario
@@ -50,6 +50,7 @@ class Parts:
     #: Scripts for the second and later launches of the fake, in order.
     later_scripts: tuple[Script, ...] = ()
     by_target: tuple[tuple[str, object], ...] = ()
+    by_version: tuple[VersionRule, ...] = ()
 
 
 class SeamFormat(Protocol):

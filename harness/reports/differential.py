@@ -30,11 +30,7 @@ from harness.catalogue import yamlfile
 from harness.exceptions import Problem
 from harness.seams.case import CaseResult
 from harness.seams.model_api.values import ModelApiOutcome, show_value, stable
-
-#: Target kinds whose model-api outcomes come from the reference models.
-REFERENCE_KINDS = frozenset({"reference", "reference-inproc"})
-#: Target kinds that run the real binaries.
-REAL_KINDS = frozenset({"real"})
+from harness.targets import REAL_KINDS, REFERENCE_KINDS
 
 _TOP = ("exit_code", "stderr", "timed_out", "line_types")
 #: The final result's decisive fields per CLI (codex's final is synthesized
@@ -69,6 +65,7 @@ FIELDS = (
     "status",
     *_TOP,
     *(f"final.{name}" for name in _FINAL["claude"]),
+    "side_requests",
     "requests",
     *(f"requests.{name}" for name in _PER_REQUEST),
 )
@@ -195,7 +192,14 @@ def project(outcome: ModelApiOutcome) -> dict[str, Any]:
         # does (seen under load with MAX_STRUCTURED_OUTPUT_RETRIES=1).  Not a
         # contract either side can keep, so not compared.
         out.pop("final.stop_reason")
-    out["requests"] = [{name: getattr(r, name) for name in _PER_REQUEST} for r in outcome.requests]
+    # Requests beside the conversation (a connectivity check) by what they are; a model
+    # of a version that sends them must send them too.
+    out["side_requests"] = [r.side for r in outcome.requests if r.side is not None]
+    out["requests"] = [
+        {name: getattr(r, name) for name in _PER_REQUEST}
+        for r in outcome.requests
+        if r.side is None
+    ]
     masked: dict[str, Any] = stable(out)
     return masked
 
@@ -217,10 +221,15 @@ def compare(reference: CaseResult, real: CaseResult) -> Pair:
             if not isinstance(outcome, ModelApiOutcome)
         ]
         return replace(pair, not_comparable="; ".join(missing))
-    left, right = project(ref), project(got)
-    found: list[Difference] = []
+    found = differences(project(ref), project(got))
     if reference.status != real.status:
-        found.append(Difference("status", "status", reference.status, real.status))
+        found = (Difference("status", "status", reference.status, real.status), *found)
+    return replace(pair, differences=found)
+
+
+def differences(left: dict[str, Any], right: dict[str, Any]) -> tuple[Difference, ...]:
+    """Every field on which two projections (`project`) differ, requests one by one."""
+    found: list[Difference] = []
     # Over both sides' fields: a field one side has and the other lacks (a
     # racy field left out of a failed result only) is a difference too.
     for name in dict.fromkeys([*left, *right]):
@@ -235,28 +244,46 @@ def compare(reference: CaseResult, real: CaseResult) -> Pair:
             if one[name] != other[name]:
                 where = f"requests[{i}].{name}"
                 found.append(Difference(f"requests.{name}", where, one[name], other[name]))
-    return replace(pair, differences=tuple(found))
+    return tuple(found)
 
 
 def pairs(
-    results: Iterable[CaseResult], kinds: Mapping[str, str], model_api: Iterable[str]
+    results: Iterable[CaseResult],
+    kinds: Mapping[str, str],
+    model_api: Mapping[str, str],
+    versions: Mapping[str, Mapping[str, str]] | None = None,
 ) -> tuple[Pair, ...]:
     """
-    Every (reference-kind, real-kind) pair of results of the model-api
-    scenarios ``model_api``; ``kinds`` maps each target name to its kind.
+    The (reference-kind, real-kind) pairs of results of the model-api
+    scenarios ``model_api`` (id -> the CLI it runs); ``kinds`` maps each
+    target name to its kind, ``versions`` to the CLI versions it runs.
+
+    A real result pairs with the references that model its version of the
+    scenario's CLI, and of those with the ones at all of its versions when
+    there are any: ``real:claude=2.1.235`` is compared with the 2.1.235
+    profile, never with the pinned one.
     """
-    scenarios = set(model_api)
+    versions = versions or {}
     by_scenario: dict[str, list[CaseResult]] = {}
     for result in results:
-        if result.scenario in scenarios:
+        if result.scenario in model_api:
             by_scenario.setdefault(result.scenario, []).append(result)
     out = []
     for scenario in sorted(by_scenario):
+        cli = model_api[scenario]
         mine = sorted(by_scenario[scenario], key=lambda r: r.target)
         references = [r for r in mine if kinds.get(r.target) in REFERENCE_KINDS]
-        reals = [r for r in mine if kinds.get(r.target) in REAL_KINDS]
-        out += [compare(ref, real) for ref in references for real in reals]
-    return tuple(out)
+        for real in (r for r in mine if kinds.get(r.target) in REAL_KINDS):
+            own = versions.get(real.target, {})
+            same_cli = [r for r in references if _same(versions.get(r.target, {}), own, cli)]
+            same_all = [r for r in same_cli if versions.get(r.target, {}) == own]
+            out += [compare(ref, real) for ref in same_all or same_cli]
+    return tuple(sorted(out, key=lambda p: (p.scenario, p.reference, p.real)))
+
+
+def _same(one: Mapping[str, str], other: Mapping[str, str], cli: str) -> bool:
+    """Whether two targets run one version of ``cli`` (a target without versions runs any)."""
+    return cli not in one or cli not in other or one[cli] == other[cli]
 
 
 # -- the expectations file ----------------------------------------------------

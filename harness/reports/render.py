@@ -26,10 +26,14 @@ from harness.adaptor.environment import scrub
 from harness.catalogue.clauses import families, registry
 from harness.catalogue.scenario import Scenario
 from harness.exceptions import Problem
-from harness.reports import about, html, junit
+from harness.reports import about, html, junit, versions
+from harness.reports import drift as drifts
 from harness.reports.differential import Differential, Pair
+from harness.reports.drift import Drift
+from harness.reports.versions import TargetInfo
 from harness.seams.case import SKIPPED_BY, STATUSES, CaseResult
 from harness.targets.announce import About
+from harness.targets.real import describe_versions
 
 #: Bumped whenever the JSON report changes shape.  2: each case names its
 #: seam, and a case's ``outcome`` has that seam's shape (service-api cases
@@ -73,6 +77,10 @@ class Report:
     differential: Differential = field(default_factory=Differential)
     #: Whether scenarios could make systems run commands, and how they were confined.
     commands: str = NO_COMMANDS
+    #: The targets of the run: kinds and the CLI versions they run.
+    info: tuple[TargetInfo, ...] = ()
+    #: The real CLIs from one version to the next, when a run has several.
+    drift: Drift = field(default_factory=Drift)
     #: Each target: its kind, the implementation it announced, or why it did not start.
     abouts: tuple[About, ...] = ()
 
@@ -86,6 +94,8 @@ class Report:
         differential: Differential | None = None,
         *,
         commands: str = NO_COMMANDS,
+        info: Iterable[TargetInfo] = (),
+        drift: Drift | None = None,
         abouts: Iterable[About] = (),
     ) -> Report:
         return cls(
@@ -95,8 +105,14 @@ class Report:
             root,
             differential or Differential(),
             commands,
+            tuple(sorted(info, key=lambda t: t.name)),
+            drift or Drift(),
             tuple(sorted(abouts, key=lambda a: a.target)),
         )
+
+    def by_version(self) -> tuple[versions.Verdict, ...]:
+        """Each clause of the model-api scenarios on each version the real CLIs ran."""
+        return versions.verdicts(self.scenarios, self.results, self.info)
 
     def not_started(self) -> dict[str, str]:
         """Each target that could not be started, with why."""
@@ -209,8 +225,11 @@ def to_json(report: Report) -> str:
         "problems": [str(p) for p in report.problems],
         "cases": [_case_json(r, seam_of.get(r.scenario)) for r in report.results],
         "coverage": report.coverage(),
+        "clauses_by_version": versions.to_json(report.by_version()),
         "differential": report.differential.to_json(),
+        "drift": report.drift.to_json(),
         "commands": report.commands,
+        "target_versions": {t.name: dict(t.versions) for t in report.info if t.versions},
         "about": [a.to_json() for a in report.abouts],
     }
     return json.dumps(document, ensure_ascii=False, sort_keys=True, indent=2) + "\n"
@@ -251,6 +270,10 @@ def matrix(report: Report) -> str:
                 f"| {reason} | {each['count']} |"
             )
     lines += about.table(report.abouts)
+    shown = [t for t in report.info if t.versions and t.name in targets]
+    if shown:
+        lines += ["", "CLI versions (model-api):", ""]
+        lines += [f"- `{t.name}` ({t.kind}): {describe_versions(t.versions)}" for t in shown]
     if report.problems:
         lines += ["", "## Scenario files rejected", ""]
         lines += [f"- `{p}`" for p in report.problems]
@@ -318,6 +341,7 @@ def coverage(report: Report) -> str:
                 status += f" ({len(row['passing_scenarios'])} passing)"
             lines.append(f"| {row['clause']} | {row['seam']} | {ids} | {status} |")
         lines.append("")
+    lines += versions.markdown(report.by_version())
     return "\n".join(lines)
 
 
@@ -341,6 +365,7 @@ def catalogue(report: Report) -> str:
                 lines.append(f"· replays the real capture `{s.capture}`")
             lines += ["", s.description, ""]
             lines += [f"- {item}" for item in seams.require(s.seam.value).describe(s)]
+    lines += versions.static(report.scenarios)
     return "\n".join(lines) + "\n"
 
 
@@ -435,6 +460,7 @@ WRITERS = {
     "coverage.md": coverage,
     "catalogue.md": catalogue,
     "differential.md": differential,
+    "drift.md": lambda report: drifts.markdown(report.drift),
     "report.json": to_json,
     "junit.xml": junit.render,
     "index.html": html.render,

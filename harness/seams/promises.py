@@ -94,11 +94,25 @@ def _holds(wanted: object, given: object) -> bool:
     return json_equal(wanted, given)
 
 
+@dataclass(frozen=True)
+class Variant:
+    """
+    An expectation made by patching the shared one (a ``by_version`` rule):
+    held to the decisive fields too, except those it ``waives`` by name.
+    """
+
+    where: tuple[str, ...]
+    expect: Mapping[str, Any]
+    #: Fields the patch leaves unchecked on purpose, each rule saying why.
+    waives: frozenset[str] = frozenset()
+
+
 def check(
     doc: Mapping[str, Any],
     decisive: Sequence[Decisive],
     phrases: Sequence[Phrase],
     report: Report,
+    variants: Sequence[Variant] = (),
 ) -> None:
     """
     Report every decisive field ``doc['expect']`` lacks and every promise it does not check.
@@ -108,7 +122,10 @@ def check(
     each override, which must give them (the tag and the override are explicit
     and reviewed, a forgotten field is not).  A promise of the description is
     kept when the shared expectation or an override checks it: "the reference
-    reports one diagnostic" is checked on the reference.
+    reports one diagnostic" is checked on the reference.  ``variants`` (the
+    expectation on other versions of a CLI) must give the decisive fields as
+    well, or waive them by name; the description's promises are about the
+    shared expectation, which a variant may contradict for a stated reason.
     """
     request, expect = doc.get("request", {}), doc["expect"]
     overrides = doc.get("by_target", {})
@@ -117,6 +134,8 @@ def check(
     chosen = "choice" in doc.get("tags", ()) and overrides
     for where, view in views[1:] if chosen else views[:1]:
         _decisive(decisive, request, view, where, report)
+    for variant in variants:
+        _decisive(decisive, request, variant.expect, variant.where, report, waives=variant.waives)
     # Title and description are read as one text: a value named in either counts.
     text = " ".join(f"{doc.get('title', '')} {doc.get('description', '')}".split())
     for phrase in phrases:
@@ -148,9 +167,11 @@ def _decisive(
     expect: Mapping[str, Any],
     where: tuple[str, ...],
     report: Report,
+    *,
+    waives: frozenset[str] = frozenset(),
 ) -> None:
     for rule in decisive:
-        if not rule.applies(request, expect):
+        if not rule.applies(request, expect) or waives & set(rule.fields):
             continue
         given = [name for name in rule.fields if name in expect]
         if not given:

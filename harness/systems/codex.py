@@ -28,6 +28,7 @@ from typing import Any
 
 import httpx
 
+from harness.systems.profiles import CodexProfile
 from providers_fake.cli.base import Context
 from providers_fake.cli.codex import CLI, CodexRenderer, serde_problem
 from providers_fake.cli.ids import Ids
@@ -115,6 +116,14 @@ def _encoded(body: object) -> bytes:
     return text.encode("utf-8")
 
 
+def _headers(profile: CodexProfile) -> dict[str, str]:
+    """What a release sends beside the body: its name and version, and its encodings."""
+    headers = {"authorization": "Bearer x", "user-agent": profile.user_agent}
+    if profile.accept_encoding is not None:
+        headers["accept-encoding"] = profile.accept_encoding
+    return headers
+
+
 def _sse(lines: Iterator[str]) -> Iterator[dict[str, Any]]:
     data: list[str] = []
     for line in lines:
@@ -144,12 +153,14 @@ def run_codex(
     seed: str = "reference",
     timeout: float | None = None,
     workdir: Path | None = None,
+    version: str | None = None,
 ) -> CodexRun:
     """
     One ``codex exec --json --output-schema FILE -m MODEL PROMPT`` run; with
     ``timeout`` it is killed when that passes (what was printed stays, exit -9).
     ``workdir`` is the run's throwaway folder: the schema file is written there
     and the working directory is its ``probe`` folder, as for the real binary.
+    ``version`` picks the release modelled (`harness.systems.profiles.CODEX`).
     """
     folder = workdir or Path("/work")
     schema_file = folder / SCHEMA_FILE
@@ -178,7 +189,7 @@ def run_codex(
         renderer.event(name, None)
     body = _request_body(model, prompt, schema_value)
     url = base_url.rstrip("/") + "/responses"
-    headers = {"authorization": "Bearer x"}
+    headers = _headers(CodexProfile.of(version))
     killed = False
     try:
         content, headers = _encoded(body), {**headers, "content-type": "application/json"}

@@ -104,7 +104,21 @@ def jail(argv: Sequence[str], folder: Path, env: Mapping[str, str], *, network: 
     if bwrap is None:
         return list(argv)
     settings = [item for name, value in env.items() for item in ("--setenv", name, value)]
-    return [bwrap, *_jail_arguments(folder, network), "--clearenv", *settings, "--", *argv]
+    seen = _program(Path(argv[0])) if argv else []
+    return [bwrap, *_jail_arguments(folder, network), *seen, "--clearenv", *settings, "--", *argv]
+
+
+def _program(program: Path) -> list[str]:
+    """
+    A program the sandbox's private /tmp would hide (an install cache under
+    /tmp, such as a version of a real CLI): its install folder, the one holding
+    ``node_modules`` (else its own), bound read-only where the caller sees it.
+    """
+    if not program.is_absolute() or Path("/tmp") not in program.parents:  # noqa: S108
+        return []
+    root = next((p for p in program.parents if p.name == "node_modules"), None)
+    root = program.parent if root is None else root.parent
+    return ["--ro-bind", str(root.resolve()), str(root)]
 
 
 def _limits() -> None:

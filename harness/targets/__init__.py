@@ -13,8 +13,8 @@ string through a registry of kinds, never through a chain of conditions.
 
 Beside the registry: `protocol` (adaptors in any language over JSON lines),
 `serve` (the reference adaptor behind that protocol), `http` (services over
-the conformance binding) and `workspace` (the fake's private folder for one
-case).
+the conformance binding), `real` (the real CLIs at any published version)
+and `workspace` (the fake's private folder for one case).
 
 May import: `harness.systems`, `harness.adaptor`, `harness.catalogue`,
 `harness.exceptions`, `providers_fake`.
@@ -40,7 +40,7 @@ from harness.systems.service import ReferenceService
 from harness.targets.http import GRACE, Connection
 from harness.targets.protocol import ProtocolAdaptor
 from harness.targets.pyadaptor import PythonCallable
-from providers_fake.api import realcli
+from harness.targets.real import PINS, VERSIONS, RealCli, unpinned, versions_argument
 
 
 class Target(Protocol):
@@ -71,6 +71,21 @@ class Service(Target, Protocol):
 
 
 @runtime_checkable
+class Versioned(Target, Protocol):
+    """A target that runs (or models) given versions of the agent CLIs."""
+
+    @property
+    def versions(self) -> tuple[tuple[str, str], ...]:
+        """Each CLI and its version, sorted by CLI."""
+        ...
+
+
+def versions_of(target: Target) -> dict[str, str]:
+    """The CLI versions a target runs or models; empty for one that has none."""
+    return dict(target.versions) if isinstance(target, Versioned) else {}
+
+
+@runtime_checkable
 class AgentBinary(Target, Protocol):
     """The model-api seam's system under test: an agent CLI run against a fake model API."""
 
@@ -90,13 +105,25 @@ class Reference:
 
     For agent-cli, the reference adaptor pipeline; for service-api, the
     reference service models (Throng, T3), fresh for every connection so
-    that identifiers in reports do not depend on which cases ran before.
+    that identifiers in reports do not depend on which cases ran before; for
+    model-api, the reference models of the CLIs at ``versions`` (the pins;
+    ``reference:claude=2.1.235`` gives other versions' profiles, and then
+    serves model-api only, the one seam with CLI versions).
     """
 
     name: str
     launcher: Launcher
     kind: str = "reference"
     seams: frozenset[Seam] = frozenset({Seam.AGENT_CLI, Seam.SERVICE_API, Seam.MODEL_API})
+    versions: tuple[tuple[str, str], ...] = PINS
+
+    @classmethod
+    def from_spec(cls, spec: str, argument: str, launcher: Launcher) -> Reference:
+        kind = spec.partition(":")[0]
+        if not argument:
+            return cls(spec, launcher, kind)
+        versions = versions_argument(spec, argument)
+        return cls(spec, launcher, kind, frozenset({Seam.MODEL_API}), versions)
 
     def run(self, request: Request, provider: Provider, scenario_id: str) -> Outcome:
         return pipeline.run(request, provider, self.launcher)
@@ -139,24 +166,6 @@ class HttpService:
 
 
 @dataclass(frozen=True)
-class RealCli:
-    """
-    The pinned real ``claude`` and ``codex`` binaries, as ``real`` (model-api only).
-
-    They are installed outside the repository by ``scripts/install-real-clis.sh``
-    (``providers_fake.api.realcli``); when one is missing, its cases are
-    errored with the install command, never skipped.
-    """
-
-    name: str
-    kind: str = "real"
-    seams: frozenset[Seam] = frozenset({Seam.MODEL_API})
-
-    def binary(self, cli: str) -> Path:
-        return realcli.locate(cli)
-
-
-@dataclass(frozen=True)
 class Kind:
     """
     One target kind as ``--target`` takes it: ``KIND`` or ``KIND:ARGUMENT``.
@@ -182,21 +191,29 @@ class Kind:
         """Raise `BadTargetSpec` unless ``argument`` is what this kind takes."""
         if argument is not None and self.argument is None:
             raise BadTargetSpec(spec, f"{kind} takes no argument (use: {self.usage(kind)})")
-        if not argument and self.argument is not None and not self.optional:
+        # ``real:`` is neither the pins nor a version: the colon promises an argument.
+        missing = not argument and (argument is not None or not self.optional)
+        if missing and self.argument is not None:
             raise BadTargetSpec(spec, f"{kind} needs {self.argument} (use: {self.usage(kind)})")
 
 
 #: Target kind → how its spec is read.
 KINDS: dict[str, Kind] = {
-    "reference": Kind(lambda spec, _: Reference(spec, Subprocess())),
-    "reference-inproc": Kind(lambda spec, _: Reference(spec, InProcess())),
+    # The reference models and the real binaries take the CLI versions they
+    # model or run (the pins when left out): ``real:claude=2.1.235,codex=0.171.0``.
+    "reference": Kind(
+        lambda spec, versions: Reference.from_spec(spec, versions, Subprocess()), VERSIONS, True
+    ),
+    "reference-inproc": Kind(
+        lambda spec, versions: Reference.from_spec(spec, versions, InProcess()), VERSIONS, True
+    ),
     "python": Kind(PythonCallable.from_spec, "MODULE:FUNCTION"),
     "cmd": Kind(ProtocolAdaptor.from_spec, "COMMAND"),
     "cmd-check": Kind(
         lambda spec, command: ProtocolAdaptor.from_spec(spec, command, check=True), "COMMAND"
     ),
     "http": Kind(lambda spec, _: HttpService.from_spec(spec), "BASE_URL"),
-    "real": Kind(lambda spec, _: RealCli(spec)),
+    "real": Kind(RealCli.from_spec, VERSIONS, True),
 }
 
 DEFAULT_TARGETS = ("reference",)
@@ -231,6 +248,49 @@ def create(spec: str) -> Target:
     declared.check(spec, kind, argument if colon else None)
     target = declared.build(body, argument)
     return replace(target, name=name) if name else target  # type: ignore[type-var]
+
+
+def prepare(target: Target) -> None:
+    """
+    What a target needs before its first case (the CLI versions it runs,
+    installed); called once by the front, never by a worker.  Raises
+    HarnessError with one line when it cannot be done.
+    """
+    getter = getattr(target, "prepare", None)
+    if getter is not None:
+        getter()
+
+
+#: Target kinds whose model-api outcomes come from the reference models.
+REFERENCE_KINDS = frozenset({"reference", "reference-inproc"})
+#: Target kinds that run the real binaries.
+REAL_KINDS = frozenset({"real"})
+
+
+def with_companions(specs: tuple[str, ...]) -> tuple[str, ...]:
+    """
+    ``specs``, plus a reference at the versions of each real target that no
+    reference of the run models: a run that compares the reference models
+    with ``real:claude=2.1.235`` compares them at 2.1.235 (the differential
+    pairs only outcomes of one version).  Nothing is added to a run without
+    a reference.
+    """
+    made = [create(spec) for spec in specs]
+    references = [t for t in made if t.kind in REFERENCE_KINDS]
+    if not references:
+        return specs
+    modelled = {t.versions for t in references if isinstance(t, Versioned)}
+    added: list[str] = []
+    for target in made:
+        if target.kind not in REAL_KINDS or not isinstance(target, Versioned):
+            continue
+        if target.versions in modelled:
+            continue
+        argument = unpinned(target.versions)
+        spec = f"{references[0].kind}:{argument}" if argument else references[0].kind
+        if spec not in specs and spec not in added:
+            added.append(spec)
+    return (*specs, *added)
 
 
 _SHARED: dict[str, Target] = {}

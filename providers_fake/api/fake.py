@@ -6,6 +6,13 @@ script and one request counter, and both transports call the same `handle`.
 It is thread-safe because the loopback server answers each connection on its
 own thread and a CLI may open several.
 
+Some releases send requests beside the conversation: Claude Code up to
+2.1.289 sends ``HEAD /api/hello`` at start-up, a connectivity check whose
+answer it never reads.  Those are *side requests* (`SIDE`): answered ``200``
+with no body, recorded like every request with what they are in `side`, and
+neither answered by the script nor counted among the model requests, so one
+script serves every version of a CLI.
+
 A request the script did not foresee is never answered as if it had been: it
 gets an error that names it (a 500 ``api_error`` "fake: unexpected request
 #N ..." past the end of a non-repeating script, a 404 for an endpoint the fake
@@ -28,6 +35,16 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 _ENDPOINTS = {"/v1/messages": "anthropic", "/v1/responses": "openai"}
+#: Requests a CLI makes beside the conversation (method, path suffix), and what they are.
+SIDE = {("HEAD", "/api/hello"): "connectivity check"}
+
+
+def side_request(method: str, path: str) -> str | None:
+    """What a request beside the conversation is (`SIDE`), or None for any other."""
+    bare = path.split("?", 1)[0].rstrip("/")
+    return next(
+        (what for (m, end), what in SIDE.items() if m == method and bare.endswith(end)), None
+    )
 
 
 def api_for(method: str, path: str) -> str | None:
@@ -59,7 +76,10 @@ class ScriptedModelAPI:
             parsed = _parse(body)
             step: int | None = None
             unexpected: str | None = None
-            if api is None:
+            side = side_request(method, path)
+            if side is not None:
+                reply = Reply(200, (("request-id", anthropic.request_id(index)),), ())
+            elif api is None:
                 unexpected = f"no such endpoint: {method} {path}"
                 reply = _unexpected(404, "not_found_error", unexpected, index)
             elif not isinstance(parsed, dict):
@@ -87,6 +107,7 @@ class ScriptedModelAPI:
                     step=step,
                     status=reply.status,
                     unexpected=unexpected,
+                    side=side,
                 )
             )
             return reply
@@ -108,7 +129,12 @@ class ScriptedModelAPI:
     @property
     def model_requests(self) -> list[RecordedRequest]:
         """The requests the script answered (what a scenario counts)."""
-        return [r for r in self.requests if r.unexpected is None]
+        return [r for r in self.requests if r.unexpected is None and r.side is None]
+
+    @property
+    def side_requests(self) -> list[RecordedRequest]:
+        """The requests beside the conversation (`SIDE`), answered without the script."""
+        return [r for r in self.requests if r.side is not None]
 
     @property
     def models(self) -> list[object]:

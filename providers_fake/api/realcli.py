@@ -36,6 +36,9 @@ if TYPE_CHECKING:
 
 CLAUDE_PACKAGE, CLAUDE_VERSION = "@anthropic-ai/claude-code", "2.1.328"
 CODEX_PACKAGE, CODEX_VERSION = "@openai/codex", "0.169.0"
+#: Each CLI's npm package and pinned version (what ``--target real`` runs).
+PACKAGES = {"claude": CLAUDE_PACKAGE, "codex": CODEX_PACKAGE}
+PINNED = {"claude": CLAUDE_VERSION, "codex": CODEX_VERSION}
 DIR_ENV = "HARNESS_REAL_CLIS_DIR"
 SWITCH_ENV = "HARNESS_REAL_CLIS"  # "off": the suite does not run the real binaries
 INSTALL_HINT = "scripts/install-real-clis.sh"
@@ -76,31 +79,52 @@ def _codex_native(root: Path) -> Path | None:
     return binary if os.access(binary, os.X_OK) else None
 
 
-def locate(cli: str, root: Path | None = None) -> Path:
+def version_dir(cli: str, version: str, root: Path | None = None) -> Path:
+    """Where ``install-real-clis.sh DIR CLI=VERSION`` puts one version: its own npm prefix."""
+    return (install_dir() if root is None else root) / f"{cli}-{version}"
+
+
+def install_command(cli: str, version: str, root: Path) -> str:
+    """The command that installs ``cli`` at ``version`` where `locate` looks for it."""
+    if version == PINNED[cli] and root == install_dir():
+        return f"{INSTALL_HINT} {root}"
+    return f"{INSTALL_HINT} {root} {cli}={version}"
+
+
+def locate(cli: str, root: Path | None = None, version: str | None = None) -> Path:
     """
-    The executable of the pinned `cli` (``claude`` or ``codex``) under `root`.
+    The executable of `cli` (``claude`` or ``codex``) at `version` (the pinned
+    one by default) under `root`: in the version's own folder (`version_dir`),
+    or for the pinned version also in `root` itself, where the pinned pair is
+    installed.
 
     Raises FileNotFoundError saying what is missing and how to install it,
     also when another version is installed there (captures pin one version).
     """
     root = install_dir() if root is None else root
-    package, pinned = (
-        (CLAUDE_PACKAGE, CLAUDE_VERSION) if cli == "claude" else (CODEX_PACKAGE, CODEX_VERSION)
-    )
-    found = _version(root, package)
-    if found != pinned:
-        what = "is not installed" if found is None else f"is version {found}"
+    wanted = PINNED[cli] if version is None else version
+    places = [version_dir(cli, wanted, root)]
+    if wanted == PINNED[cli]:
+        places.insert(0, root)
+    package = PACKAGES[cli]
+    found = [(place, _version(place, package)) for place in places]
+    chosen = next((place for place, seen in found if seen == wanted), None)
+    if chosen is None:
+        place, seen = found[0]
+        what = "is not installed" if seen is None else f"is version {seen}"
         raise FileNotFoundError(
-            f"{package}@{pinned} {what} under {root}; run `{INSTALL_HINT} {root}`, "
+            f"{package}@{wanted} {what} under {place}; run `{install_command(cli, wanted, root)}`, "
             f"point {DIR_ENV} at an install, or set {SWITCH_ENV}=off to leave the real CLIs out"
         )
     if cli == "codex":
-        native = _codex_native(root)
+        native = _codex_native(chosen)
         if native is not None:
             return native
-    binary = root / "node_modules" / ".bin" / cli
+    binary = chosen / "node_modules" / ".bin" / cli
     if not os.access(binary, os.X_OK):
-        raise FileNotFoundError(f"{binary} is missing or not executable; rerun `{INSTALL_HINT}`")
+        raise FileNotFoundError(
+            f"{binary} is missing or not executable; rerun `{install_command(cli, wanted, root)}`"
+        )
     return binary
 
 

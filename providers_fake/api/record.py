@@ -35,7 +35,8 @@ class RecordedRequest:
 
     ``api`` is ``anthropic`` (``/v1/messages``), ``openai`` (``/v1/responses``)
     or ``unknown``; ``step`` is the script step that answered, ``None`` for an
-    unexpected request, whose reason is in ``unexpected``.
+    unexpected request, whose reason is in ``unexpected``, and for a request
+    beside the conversation, which ``side`` names (a connectivity check).
     """
 
     index: int
@@ -48,6 +49,7 @@ class RecordedRequest:
     step: int | None
     status: int
     unexpected: str | None = None
+    side: str | None = None
 
     def header(self, name: str) -> str | None:
         wanted = name.lower()
@@ -174,4 +176,6 @@ class RecordedRequest:
     def describe(self) -> str:
         """One line for failure messages."""
         what = f"#{self.index} {self.method} {self.path} model={self.model!r} -> {self.status}"
+        if self.side:
+            what += f" (beside the conversation: {self.side})"
         return what + (f" (unexpected: {self.unexpected})" if self.unexpected else "")

@@ -10,7 +10,7 @@ reference adaptor pipeline concludes from the CLI's run (`AdaptorExpectation`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from harness.catalogue.scenario import Json
@@ -36,6 +36,8 @@ class ModelApiExpectation:
     line_types: tuple[str, ...] | None = None
     requests: int | None = None
     models: tuple[str, ...] | None = None
+    #: The requests beside the conversation, in order (``HEAD /api/hello``).
+    side_requests: tuple[str, ...] | None = None
     input_schema: Json | None = None
     strict: bool | None = None
     strict_each: tuple[bool, ...] | None = None
@@ -134,8 +136,13 @@ def _compare_requests(expect: ModelApiExpectation, actual: ModelApiOutcome, diff
     What reached the fake model API.  An expectation on what a request carried
     (``input_schema``, ``strict``, ``text_format``) is a claim about at least one
     request: with no request answered it fails instead of holding vacuously.
+    Side requests (a connectivity check) are compared apart, in ``side_requests``.
     """
-    answered = [r for r in actual.requests if r.unexpected is None]
+    answered = [r for r in actual.requests if r.conversation]
+    if expect.side_requests is not None:
+        side = [r.side for r in actual.requests if r.side is not None]
+        if side != list(expect.side_requests):
+            differ("side_requests", list(expect.side_requests), side)
     if expect.no_unexpected_requests:
         odd = [r.unexpected for r in actual.requests if r.unexpected is not None]
         if odd:
@@ -204,6 +211,7 @@ def expectation_of(raw: dict[str, Any]) -> ModelApiExpectation:
         line_types=tuple(raw["line_types"]) if "line_types" in raw else None,
         requests=raw.get("requests"),
         models=tuple(raw["models"]) if "models" in raw else None,
+        side_requests=tuple(raw["side_requests"]) if "side_requests" in raw else None,
         input_schema=json_of("input_schema"),
         strict=raw.get("strict"),
         strict_each=tuple(raw["strict_each"]) if "strict_each" in raw else None,
@@ -225,6 +233,58 @@ def _adaptor_expectation(raw: dict[str, Any] | None) -> AdaptorExpectation | Non
         value=Json.of(raw["value"]) if "value" in raw else None,
         no_value=raw.get("no_value", False),
         mechanism=raw.get("mechanism"),
+    )
+
+
+#: The expectation's fields, as scenarios name them.
+FIELDS = tuple(f.name for f in fields(ModelApiExpectation))
+_ADAPTOR_FIELDS = tuple(f.name for f in fields(AdaptorExpectation))
+
+
+@dataclass(frozen=True)
+class ExpectationPatch:
+    """
+    A ``by_version`` rule's change to an expectation: the fields it gives
+    (``adaptor`` field by field, as ``by_target`` merges it) and the fields it
+    leaves unchecked on its versions.
+    """
+
+    values: ModelApiExpectation
+    given: tuple[str, ...] = ()
+    #: Fields of the adaptor's expectation it gives.
+    adaptor_given: tuple[str, ...] = ()
+    unchecked: tuple[str, ...] = ()
+
+    def apply(self, expectation: object) -> ModelApiExpectation:
+        assert isinstance(expectation, ModelApiExpectation)
+        unset = ModelApiExpectation()
+        changes: dict[str, Any] = {name: getattr(unset, name) for name in self.unchecked}
+        changes.update({name: getattr(self.values, name) for name in self.given})
+        if self.adaptor_given and self.values.adaptor is not None:
+            base = expectation.adaptor or AdaptorExpectation()
+            picked = {name: getattr(self.values.adaptor, name) for name in self.adaptor_given}
+            changes["adaptor"] = replace(base, **picked)
+        return replace(expectation, **changes)
+
+    def words(self) -> list[str]:
+        """What the patch changes, for the catalogue."""
+        shown = ModelApiExpectation(**{name: getattr(self.values, name) for name in self.given})
+        if self.adaptor_given:
+            shown = replace(shown, adaptor=self.values.adaptor)
+        out = describe(shown)
+        out += [f"`{name}` is not checked" for name in self.unchecked]
+        return out
+
+
+def patch_of(raw: dict[str, Any]) -> ExpectationPatch:
+    """A ``by_version`` rule's ``expect`` and ``unchecked``, as a patch."""
+    expect = raw.get("expect", {})
+    adaptor = expect.get("adaptor", {})
+    return ExpectationPatch(
+        values=expectation_of(expect),
+        given=tuple(name for name in FIELDS if name in expect and name != "adaptor"),
+        adaptor_given=tuple(name for name in _ADAPTOR_FIELDS if name in adaptor),
+        unchecked=tuple(raw.get("unchecked", ())),
     )
 
 
@@ -252,6 +312,9 @@ def describe(expect: ModelApiExpectation) -> list[str]:
         out.append(f"{expect.requests} request(s) reach the model API")
     if expect.models is not None:
         out.append(f"they ask for the models {', '.join(expect.models)}")
+    if expect.side_requests is not None:
+        beside = ", ".join(f"`{r}`" for r in expect.side_requests) or "none"
+        out.append(f"requests beside the conversation: {beside}")
     if expect.input_schema is not None:
         out.append(f"the StructuredOutput tool's input_schema is `{expect.input_schema.text}`")
     if expect.strict is not None:

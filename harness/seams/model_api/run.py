@@ -13,7 +13,7 @@ import os
 import re
 import tempfile
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -108,15 +108,8 @@ def _masked(masks: list[tuple[str, str]], value: Any) -> Any:
 
 def _seen(masks: list[tuple[str, str]], record: Any) -> SeenRequest:
     # What a CLI sends names its folder too (a command's output, a refusal's path).
-    seen = SeenRequest.of(record)
-    return SeenRequest(
-        model=seen.model,
-        input_schema=seen.input_schema,
-        strict=seen.strict,
-        text_format=seen.text_format,
-        messages_after_prompt=_masked(masks, seen.messages_after_prompt),
-        unexpected=seen.unexpected,
-    )
+    seen = SeenRequest.of(record)  # every field kept: a side request stays one
+    return replace(seen, messages_after_prompt=_masked(masks, seen.messages_after_prompt))
 
 
 def _confined(argv: list[str], folder: Path, env: Mapping[str, str]) -> list[str]:
@@ -189,20 +182,30 @@ def adaptor_view(
     return view
 
 
-def run_reference(request: ModelApiRequest, script: ModelScript, seed: str) -> ModelApiOutcome:
+def run_reference(
+    request: ModelApiRequest,
+    script: ModelScript,
+    seed: str,
+    versions: Mapping[str, str] | None = None,
+) -> ModelApiOutcome:
     """
-    One run of the reference model of the CLI, in process, against a fresh fake.
+    One run of the reference model of the CLI, in process, against a fresh
+    fake; ``versions`` picks each model's version profile (the pins by default).
 
     The model is set up as the real binary is (`realcli`): a throwaway folder
     holding its working directory, HOME and TMPDIR, the same environment, an
     API on the loopback address; what it prints is masked the same way.
     """
     with tempfile.TemporaryDirectory(prefix="reference-cli-") as scratch:
-        return _run_reference(request, script, seed, Path(scratch))
+        return _run_reference(request, script, seed, Path(scratch), versions or {})
 
 
 def _run_reference(
-    request: ModelApiRequest, script: ModelScript, seed: str, workdir: Path
+    request: ModelApiRequest,
+    script: ModelScript,
+    seed: str,
+    workdir: Path,
+    versions: Mapping[str, str],
 ) -> ModelApiOutcome:
     import httpx  # noqa: PLC0415 - only the reference target needs them
     import respx  # noqa: PLC0415
@@ -221,7 +224,9 @@ def _run_reference(
         # The reference model's only clock is its timeout, which kills the run:
         # a reply held back past it ends the run at once (virtual time).
         install_respx(router, fake, base, virtual_time=True)
-        session = models[request.cli](client, request, seed, workdir, fake, base_url=base)
+        session = models[request.cli](
+            client, request, seed, workdir, fake, base_url=base, version=versions.get(request.cli)
+        )
         files = realcli.workdir_files(cwd)
     run = session.run
     masks = _masks(str(workdir), REFERENCE_PORT)
@@ -279,6 +284,7 @@ def _claude_session(
     fake: ScriptedModelAPI,
     *,
     base_url: str,
+    version: str | None,
 ) -> _Session:
     from harness.systems.claude.loop import run_claude  # noqa: PLC0415
 
@@ -299,6 +305,7 @@ def _claude_session(
             cwd=workdir / "probe",
             workdir=workdir,
             timeout=request.timeout,
+            version=version,
         )
 
     conversation: tuple[dict[str, Any], ...] = ()
@@ -319,6 +326,7 @@ def _codex_session(
     fake: ScriptedModelAPI,
     *,
     base_url: str,
+    version: str | None,
 ) -> _Session:
     from harness.systems.codex import run_codex  # noqa: PLC0415
 
@@ -332,5 +340,6 @@ def _codex_session(
         seed=seed,
         timeout=request.timeout,
         workdir=workdir,
+        version=version,
     )
     return _Session(run)

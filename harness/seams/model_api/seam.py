@@ -23,15 +23,23 @@ from typing import Any, cast
 
 from harness import seams
 from harness.catalogue.files import Folder
-from harness.catalogue.scenario import Scenario
+from harness.catalogue.scenario import Scenario, VersionRule
 from harness.catalogue.seam import Parts, Report, merge
+from harness.catalogue.versions import VersionRange, common
 from harness.seams import promises
 from harness.seams.compare import Mismatch
-from harness.seams.model_api.expect import ModelApiExpectation, compare, describe, expectation_of
+from harness.seams.model_api.expect import (
+    ExpectationPatch,
+    ModelApiExpectation,
+    compare,
+    describe,
+    expectation_of,
+    patch_of,
+)
 from harness.seams.model_api.run import model_script, run_case, run_reference
 from harness.seams.model_api.values import ModelApiOutcome, ModelApiRequest, request_of
 from harness.systems import sandbox
-from harness.targets import AgentBinary, Target
+from harness.targets import AgentBinary, Target, versions_of
 from harness.targets.protocol import Skipped
 from providers_fake.api import Script as ModelScript
 from providers_fake.api import ScriptError
@@ -145,9 +153,15 @@ class ModelApi:
             ModelScript.from_json(doc["provider"]["model_script"])
         except ScriptError as error:
             report(("provider", "model_script"), str(error))
-        expectations = [("expect",)] + [("by_target", k) for k in doc.get("by_target", {})]
-        for where in expectations:
-            expect = doc[where[0]] if len(where) == 1 else doc[where[0]][where[1]]
+        Where = tuple[str, ...]
+        expectations: list[tuple[Where, Mapping[str, Any]]] = [(("expect",), doc["expect"])]
+        expectations += [(("by_target", k), v) for k, v in doc.get("by_target", {}).items()]
+        # A by_version rule is a patch over `expect`: the merged expectation is
+        # held to the same checks, and to the decisive fields but those it
+        # leaves unchecked by name (each rule says why).
+        rules = _check_versions(doc, report)
+        expectations += [(rule.where, rule.expect) for rule in rules]
+        for where, expect in expectations:
             if "structured_output" in expect and expect.get("no_structured_output"):
                 report((*where, "no_structured_output"), "contradicts 'structured_output'")
             models, count = expect.get("models"), expect.get("requests")
@@ -159,11 +173,17 @@ class ModelApi:
                         report((*where, key), f"{key} is claude's; codex prints no such field")
             elif "text_format" in expect:
                 report((*where, "text_format"), "text_format is codex's (OpenAI Responses)")
-        promises.check(doc, DECISIVE, PHRASES, report)
+        promises.check(doc, DECISIVE, PHRASES, report, variants=rules)
 
     def parts(self, doc: dict[str, Any], base: Folder) -> Parts:
         expect = doc["expect"]
-        overrides = doc.get("by_target", {}).values()
+        overrides = [*doc.get("by_target", {}).values()]
+        rules = [
+            (cli, text, rule)
+            for cli, ranges in doc.get("by_version", {}).items()
+            for text, rule in ranges.items()
+        ]
+        overrides += [rule.get("expect", {}) for _, _, rule in rules]
         full_stack = "adaptor" in expect or any("adaptor" in o for o in overrides)
         return Parts(
             request=request_of(doc["request"], doc["provider"], full_stack),
@@ -171,6 +191,16 @@ class ModelApi:
             by_target=tuple(
                 (target, expectation_of(merge(expect, override)))
                 for target, override in sorted(doc.get("by_target", {}).items())
+            ),
+            by_version=tuple(
+                VersionRule(
+                    cli,
+                    VersionRange.parse(text),
+                    " ".join(rule["because"].split()),
+                    patch_of(rule),
+                    tuple(rule.get("breaks", ())),
+                )
+                for cli, text, rule in rules
             ),
         )
 
@@ -195,7 +225,7 @@ class ModelApi:
             binary = target.binary(request.cli)
             return run_case(request, model_script(scenario), binary, confine=confine)
         # The reference targets answer with the reference models of the CLIs.
-        return run_reference(request, model_script(scenario), scenario.id)
+        return run_reference(request, model_script(scenario), scenario.id, versions_of(target))
 
     def compare(self, expect: object, actual: seams.SeamOutcome) -> tuple[Mismatch, ...]:
         return compare(cast(ModelApiExpectation, expect), cast(ModelApiOutcome, actual))
@@ -208,10 +238,62 @@ class ModelApi:
         for target, override in scenario.by_target:
             differs = "; ".join(describe(cast(ModelApiExpectation, override)))
             out.append(f"on `{target}` targets the expectation differs: {differs or 'nothing'}")
+        for rule in scenario.by_version:
+            differs = "; ".join(cast(ExpectationPatch, rule.patch).words())
+            broken = f" ({', '.join(rule.breaks)} do not hold there)" if rule.breaks else ""
+            out.append(
+                f"on {rule.cli} {rule.range.text}{broken}: {differs or 'nothing differs'}; "
+                f"because {rule.because}"
+            )
         beyond = cast(ModelApiRequest, scenario.request).beyond_offline()
         if beyond is not None:
             out.append(f"the real binaries are skipped here: {beyond}")
         return out
+
+
+def _check_versions(doc: dict[str, Any], report: Report) -> list[promises.Variant]:
+    """
+    Check ``by_version``: the scenario's own CLI, ranges that parse, clauses
+    the scenario cites, and no two ranges sharing a version that set one
+    field.  Returns each rule's expectation merged over ``expect`` (less
+    what it leaves unchecked, which it waives), for the checks every
+    expectation gets.
+    """
+    cli = doc["request"].get("cli")
+    out: list[promises.Variant] = []
+    for named, ranges in doc.get("by_version", {}).items():
+        if named != cli:
+            report(("by_version", named), f"this scenario runs {cli}; give its versions only")
+            continue
+        seen: list[tuple[str, VersionRange, set[str]]] = []
+        for text, rule in ranges.items():
+            where = ("by_version", named, text)
+            try:
+                parsed = VersionRange.parse(text)
+            except ValueError as error:
+                report(where, str(error))
+                continue
+            for i, clause in enumerate(rule.get("breaks", ())):
+                if clause not in doc["clauses"]:
+                    report((*where, "breaks", i), f"{clause} is not one of the scenario's clauses")
+            given, unchecked = set(rule.get("expect", {})), set(rule.get("unchecked", ()))
+            for both in sorted(given & unchecked):
+                report((*where, "unchecked"), f"{both} is given in expect and unchecked both")
+            for other, other_range, other_sets in seen:
+                shared = sorted((given | unchecked) & other_sets)
+                version = common(parsed, other_range)
+                if shared and version is not None:
+                    report(
+                        where,
+                        f"shares {version} with {other!r} and both set {', '.join(shared)}; "
+                        "split the ranges or the fields",
+                    )
+            seen.append((text, parsed, given | unchecked))
+            merged = merge(doc["expect"], rule.get("expect", {}))
+            for name in unchecked:
+                merged.pop(name, None)
+            out.append(promises.Variant((*where, "expect"), merged, frozenset(unchecked)))
+    return out
 
 
 seams.register("model-api", ModelApi())

@@ -97,11 +97,12 @@ class ModelApiRequest:
                 "needs a refusal-fallback model armed by Claude Code's remote configuration; "
                 "offline the binary answers a refusal with system/model_refusal_no_fallback"
             )
-        if len(self.schema.encode()) > ARG_MAX_STRLEN:
+        # The cap counts the string's terminating NUL: 131,071 bytes of text start, 131,072 do not.
+        if len(self.schema.encode()) >= ARG_MAX_STRLEN:
             return (
                 f"the schema argument is {len(self.schema.encode())} bytes and Linux caps one "
-                f"argv string at {ARG_MAX_STRLEN} (MAX_ARG_STRLEN), so no caller can start the "
-                "real CLI with it"
+                f"argv string, its NUL included, at {ARG_MAX_STRLEN} (MAX_ARG_STRLEN), so no "
+                "caller can start the real CLI with it"
             )
         return None
 
@@ -135,10 +136,16 @@ class SeenRequest:
     text_format: object
     messages_after_prompt: object
     unexpected: str | None = None
+    #: ``METHOD /path`` of a request beside the conversation (a connectivity
+    #: check), which the fake answers without the script and no count includes.
+    side: str | None = None
 
     @classmethod
     def of(cls, record: RecordedRequest) -> SeenRequest:
         tool = record.structured_output_tool
+        side = None
+        if record.side is not None:
+            side = f"{record.method} {record.path.split('?', 1)[0]}"
         return cls(
             model=record.model,
             input_schema=None if tool is None else tool.get("input_schema"),
@@ -146,7 +153,13 @@ class SeenRequest:
             text_format=record.text_format,
             messages_after_prompt=record.messages_after_prompt,
             unexpected=record.unexpected,
+            side=side,
         )
+
+    @property
+    def conversation(self) -> bool:
+        """Whether the script answered it: a model request, what scenarios count."""
+        return self.unexpected is None and self.side is None
 
 
 #: Keys whose values a real CLI makes up afresh on every run (ids, clocks,
@@ -260,10 +273,8 @@ class ModelApiOutcome:
         final = self.final or {}
         what = final.get("subtype") or final.get("type") or "no result"
         killed = ", killed at its timeout" if self.timed_out else ""
-        return (
-            f"{self.cli} exited {self.exit_code}{killed}: {what}, "
-            f"{len(self.requests)} model request(s)"
-        )
+        count = sum(r.side is None for r in self.requests)
+        return f"{self.cli} exited {self.exit_code}{killed}: {what}, {count} model request(s)"
 
     @property
     def line_types(self) -> tuple[str, ...]:

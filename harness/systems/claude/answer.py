@@ -61,6 +61,8 @@ class Taking:
     event: Callable[[str, object], None]
     #: Whether a rejection now spends the last attempt (given this answer's rejections).
     spent: Callable[[int], bool]
+    #: How a StructuredOutput call is judged (schema text, input text): the release's checks.
+    judge: Callable[[str, str], validator.Verdict] = validator.check
     active: list[_Item] = field(default_factory=list)
     queued: list[_Item] = field(default_factory=list)
     results: list[dict[str, Any]] = field(default_factory=list)
@@ -106,7 +108,7 @@ class Taking:
         name = str(block["name"])
         raw = str(block.get("raw") or json.dumps(block.get("input", {})))
         if name == TOOL_NAME:
-            verdict = validator.check(self.schema_text, raw)
+            verdict = self.judge(self.schema_text, raw)
             call = Call(str(block["id"]), name, verdict.prepared)
             self.event("tool_use", {"name": name, "input": verdict.prepared, "id": call.id})
             item = _Item(call, True)

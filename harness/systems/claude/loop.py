@@ -37,6 +37,7 @@ StructuredOutput calls and retracts their objects (LOOP-11, 13).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from dataclasses import dataclass, field
@@ -47,7 +48,9 @@ from urllib.parse import urlsplit
 import httpx
 
 from harness.systems.claude import failures, strict, validator, wire
+from harness.systems.claude import profile as versions
 from harness.systems.claude.answer import Taking
+from harness.systems.claude.profile import ClaudeProfile
 from harness.systems.claude.tools import Bench
 from providers_fake.cli.base import Context
 from providers_fake.cli.claude import data
@@ -122,6 +125,8 @@ class _Settings:
     gateway: str = "api.anthropic.com"
     #: When the caller kills the run (``time.monotonic()``), if it ever does.
     deadline: float | None = None
+    #: What differs in the release modelled (`harness.systems.claude.profile`).
+    profile: ClaudeProfile = field(default_factory=ClaudeProfile.of)
 
 
 @dataclass
@@ -173,6 +178,10 @@ class _Loop:
         #: Seconds the CLI would have slept between retries: the reference does not wait,
         #: but a caller's timeout counts them (a real binary is killed while it waits).
         self.waited = 0.0
+        self.profile = settings.profile
+        self.answers = 0  # complete answers this run (what the token notes count, B-14)
+        self.tokens_left: int | None = None  # the token notes' figure, fixed by the first
+        self.accepted: tuple[object] | None = None  # the last accepted input (B-10)
 
     def event(self, name: str, arg: object = None) -> None:
         self.renderer.event(name, arg)
@@ -198,6 +207,7 @@ class _Loop:
         stream = True
         while True:
             tool = self.tool()
+            self.token_note()
             body = wire.request_body(
                 turn.model,
                 turn.effort,
@@ -247,7 +257,11 @@ class _Loop:
             self.foundry_gap = True  # remembered; the retry goes without strict (LOOP-10)
             return True
         if status in failures.CASCADE:
-            if turn.cascade < failures.CASCADE_REQUESTS - 1:
+            if FOUNDRY_WORDING in failure.message:  # B-13
+                limit = len(self.profile.bad_request_retries)
+            else:  # B-24
+                limit = dict(self.profile.cascade_requests)[status] - 1
+            if turn.cascade < limit:
                 turn.cascade += 1  # sent again with fewer beta features, no api_retry
                 return True
             self.ended(failure, turn)
@@ -287,7 +301,10 @@ class _Loop:
 
     def ended(self, failure: failures.Failure, turn: _Turn) -> None:
         """The run ends on an HTTP error, in the CLI's words for its status."""
-        ending = failures.ending(failure, self.settings.gateway, turn.model)
+        named = turn.model
+        if self.profile.long_context and turn.model == self.profile.default_model:
+            named += "[1m]"  # the 1M-context variant was asked for (B-07, probed on 2.1.235)
+        ending = failures.ending(failure, self.settings.gateway, named)
         message = {
             "text": ending.text,
             "error": ending.error,
@@ -314,14 +331,31 @@ class _Loop:
 
     def resume(self, notice: str) -> bool:
         """Ask the model to go on where its answer was cut; the run goes on."""
-        self.event("enforce_reminder", notice)
-        self.history.append({"role": "user", "content": notice})
+        if self.profile.shows_recovery_notes:  # B-06
+            self.event("enforce_reminder", notice)
+        self.history.append({"role": "user", "content": versions.wrapped(self.profile, notice)})
         return False
+
+    def token_note(self) -> None:
+        """
+        Before a request, the system message releases before 2.1.314 add after
+        tool results, and after a resumed turn's prompt (B-14), its figure fixed
+        by the first one: the budget less the last answer's tokens.
+        """
+        last = self.history[-1] if self.history else None
+        after_prompt = last is None and bool(self.resumed)
+        results = last is not None and last["role"] == "user" and wire.has_tool_results(last)
+        if not self.profile.token_notes or not (after_prompt or results):
+            return
+        if self.tokens_left is None:
+            spent = data.INPUT_TOKENS + data.OUTPUT_TOKENS if self.answers else 0
+            self.tokens_left = versions.TOKEN_BUDGET - spent
+        self.history.append(versions.token_note(self.tokens_left))
 
     def exhausted(self, turn: _Turn) -> None:
         limit = turn.allowed if isinstance(turn.allowed, int) else js_number(turn.allowed)
         message = f"Failed to provide valid structured output after {limit} attempts"
-        if turn.last_rejection:
+        if turn.last_rejection and self.profile.exhaustion_names_last_error:  # B-03
             last = _shortened(turn.last_rejection, LAST_ERROR_CUT)
             message += f" \u2014 last StructuredOutput error: {last}"
         self.result({"subtype": "error_max_structured_output_retries", "errors": [message]})
@@ -346,16 +380,24 @@ class _Loop:
     def taken(self, turn: _Turn, answer: wire.Answer) -> bool:
         """A complete answer shown and answered: True when the run has ended."""
         turn.failures = turn.overloads = turn.cascade = 0
+        self.answers += 1
         mark = len(self.history)
         taking = self.answered(turn, answer)
         outcome = taking.outcome
+        if taking.accepted is not None:
+            self.accepted = taking.accepted
+        if self.answers == 1 and self.profile.billing_notice:
+            # B-12: the binary prints it while the first answer streams; its place among
+            # the lines depends on timing, here it follows the first answer's lines.
+            text = versions.BILLING_NOTICE.format(gateway=self.settings.gateway)
+            self.event("notice", {"text": text, "level": "warning"})
         if outcome == "exhausted":
             self.exhausted(turn)
             return True
         if answer.stop_reason == "refusal":
             return self.refused(turn, answer, outcome, mark)
         if answer.midstream_error and outcome == "prose":
-            if turn.resumes < MIDSTREAM_RESUMES:
+            if turn.resumes < MIDSTREAM_RESUMES and self.profile.resumes_broken_prose:  # B-22
                 turn.resumes += 1  # the model is asked to pick up where the stream broke
                 return self.resume(data.CUT_OFF_NOTICE)
             self.event("api_error_message")
@@ -366,7 +408,7 @@ class _Loop:
                 turn.cut_offs += 1  # likewise after the output token limit
                 return self.resume(data.MAX_TOKENS_NOTICE)
             extra = {"api_error": "max_output_tokens", "api_error_params": {"cut": "output_limit"}}
-            text = data.MAX_TOKENS_ERROR.format(limit=self.output_limit(turn.model))
+            text = versions.max_tokens_error(self.profile, self.output_limit(turn.model))  # B-08
             message = {"text": text, "error": "max_output_tokens", "extra": extra}
             self.event("api_error_message", message)
             self.result({"is_error": True})
@@ -377,9 +419,10 @@ class _Loop:
             self.history.append({"role": "user", "content": data.NO_OUTPUT_NOTICE})
             return False
         if outcome == "accepted":
+            fields: dict[str, Any] = {}
             if answer.midstream_error:
                 self.event("api_error_message")
-            fields: dict[str, Any] = {}
+                fields.update(_AFTER_CALL.get(self.profile.midstream_after_call, {}))  # B-11
             if taking.text_after is not None:
                 fields["result"] = taking.text_after  # prose after the call is the result
             if answer.stop_reason is not None and not answer.midstream_error:
@@ -414,7 +457,7 @@ class _Loop:
         """The output token limit the CLI names: the setting's, else the model's."""
         setting = validator.env_int(self.settings.env.get("CLAUDE_CODE_MAX_OUTPUT_TOKENS"))
         if setting is None or setting <= 0:
-            return data.max_output_tokens(model)
+            return self.profile.output_ceiling(model)
         return setting if isinstance(setting, int) else js_number(setting)
 
     def answered(self, turn: _Turn, answer: wire.Answer) -> Taking:
@@ -423,7 +466,7 @@ class _Loop:
         def spent(rejections: int) -> bool:
             return turn.rejected + rejections + turn.retracted >= turn.allowed
 
-        taking = Taking(self.settings.schema_text, self.bench, self.event, spent)
+        taking = Taking(self.settings.schema_text, self.bench, self.event, spent, self.judge)
         taking.take(answer.blocks)
         self.event("answer_end")
         turn.rejected += taking.rejections
@@ -436,17 +479,44 @@ class _Loop:
             self.history.append({"role": "system", "content": QUIET_NOTICE})
         return taking
 
+    def judge(self, schema_text: str, raw: str) -> validator.Verdict:
+        """A StructuredOutput call, with the checks of the release modelled (B-02, B-04, B-16)."""
+        profile = self.profile
+        if profile.checks_input_type:
+            value = validator.normalized(raw)
+            error = versions.input_type_error(profile, value)
+            if error is not None:  # refused before the schema is consulted
+                return validator.Verdict(error, value, value)
+        precision = profile.multiple_of_precision
+        return validator.check(
+            schema_text, raw, params=profile.feedback_params, precision=precision
+        )
+
     def refused(self, turn: _Turn, answer: wire.Answer, outcome: str, mark: int) -> bool:
         """A ``refusal`` stop: continued once, retried on an armed fallback, or the end."""
         target = self.settings.refusal_fallback
-        if not turn.continued and outcome != "accepted" and target is None:
+        once = self.profile.refusal_continues  # B-09
+        if once and not turn.continued and outcome != "accepted" and target is None:
             turn.continued = True  # once per turn, with a note to the model
-            self.event("refusal_continue", {"message_id": answer.message_id})
-            self.note(data.REFUSAL_NOTICE)
+            notice = self.profile.refusal_notice
+            self.event("refusal_continue", {"message_id": answer.message_id, "notice": notice})
+            self.note(versions.wrapped(self.profile, data.REFUSAL_NOTICE))
             return False
         if target is None or target == turn.model:
-            self.event("refusal", {"message_id": answer.message_id, "model": turn.model})
-            self.result({"refused": True})
+            text = versions.refusal_text(self.profile, turn.model, answer.message_id)
+            fields = {"message_id": answer.message_id, "model": turn.model, "text": text}
+            self.event("refusal", fields)
+            if not once and outcome == "rejected":
+                # Releases that end at a refusal still answer the call's tool error, and
+                # the loop goes on as after any rejection (probed on 2.1.235); the refusal
+                # is then no longer the run's end, so the renderer must not end on it.
+                state = self.renderer.state
+                state.refused, state.synthetic = None, False
+                return False
+            ended: dict[str, Any] = {"refused": True}
+            if self.profile.refusal_keeps_object and self.accepted is not None:  # B-10
+                ended["structured_output"] = self.accepted[0]
+            self.result(ended)
             return True
         turn.retracted += self.retract(mark, turn.model, target)
         turn.model = target
@@ -484,15 +554,49 @@ class _Loop:
         return wire.calls(gone)
 
 
-def _intake(schema: str) -> validator.Schema | str:
-    """The schema argument as the CLI takes it, or the stderr line refusing it."""
+#: How a run ends after an SSE error that followed a complete, accepted call (B-11).
+_AFTER_CALL: dict[str, dict[str, object]] = {
+    "error": {
+        "is_error": True,
+        "result": data.MIDSTREAM_ERROR,
+        "stop_reason": "stop_sequence",
+        "terminal_reason": "completed",
+    },
+    "success_early": {"stop_reason": "stop_sequence"},
+}
+#: The refusal of an ``$async`` schema, which releases before 2.1.260 do not make (B-05).
+ASYNC_REFUSED = "$async schemas are not supported"
+
+
+def _connectivity_check(client: httpx.Client, base_url: str) -> None:
+    """``HEAD /api/hello``, whose answer the CLI never reads (B-01)."""
+    with contextlib.suppress(httpx.HTTPError):
+        client.head(base_url.rstrip("/") + "/api/hello", timeout=10.0)
+
+
+def _intake(schema: str, profile: ClaudeProfile) -> tuple[validator.Schema, str] | str:
+    """
+    The schema argument as the CLI takes it, and the text its calls are checked
+    against; or the stderr line refusing it.
+    """
     problem = check_flag(schema)[1]
     if problem is not None and problem.startswith(_BEFORE_AJV):
         return problem  # JSON.parse's and the object check's words, before Ajv sees it
     compiled = validator.compile_schema(schema)
+    refused = isinstance(compiled, validator.Refusal) and ASYNC_REFUSED in compiled.reason
+    if refused and not profile.refuses_async:
+        # Releases before 2.1.260 take an $async schema (B-05); the keyword then
+        # changes nothing a call is checked against, so it is left out of the checks.
+        plain = {k: v for k, v in json.loads(schema).items() if k != "$async"}
+        taken = _intake(json.dumps(plain), profile)
+        if isinstance(taken, str):
+            return taken
+        return validator.Schema({**json.loads(schema), **taken[0].wire}, taken[0].warnings), taken[
+            1
+        ]
     if isinstance(compiled, validator.Refusal):
         return "".join(f"{line}\n" for line in compiled.warnings) + f"{_REFUSED}{compiled.reason}\n"
-    return compiled
+    return compiled, schema
 
 
 def run_claude(
@@ -513,6 +617,7 @@ def run_claude(
     cwd: Path | None = None,
     workdir: Path | None = None,
     timeout: float | None = None,
+    version: str | None = None,
 ) -> ClaudeRun:
     """
     One ``claude -p`` run against the model API behind ``client``.
@@ -527,6 +632,9 @@ def run_claude(
     harness kills a real CLI: what was printed stays, the exit code is -9.
     """
     env = dict(env or {})
+    profile = ClaudeProfile.of(version)
+    if versions.sends_connectivity_check(profile, env):  # before anything else (B-01)
+        _connectivity_check(client, base_url)
     argv = ["-p", prompt, "--output-format", output_format]
     if verbose or (verbose is None and output_format == "stream-json"):
         argv.append("--verbose")
@@ -536,9 +644,10 @@ def run_claude(
     if refusal is not None:
         message, status = refusal
         return ClaudeRun(status, b"", message)
-    taken = _intake(schema)
-    if isinstance(taken, str):
-        return ClaudeRun(1, b"", taken)
+    intake = _intake(schema, profile)
+    if isinstance(intake, str):
+        return ClaudeRun(1, b"", intake)
+    taken, checked = intake
     parsed = CLI.parse([*argv, "--json-schema", schema])
     here = cwd or Path(env.get("PWD", "/work"))
     env.setdefault("HOME", str(here))
@@ -554,16 +663,20 @@ def run_claude(
         json_shape=None,
     )
     renderer = ClaudeRenderer(ctx)
+    chosen = data.chosen_model(env.get("ANTHROPIC_MODEL"))
+    if parsed.text("model") is None:  # the release's default unless ANTHROPIC_MODEL names one
+        renderer.model = profile.default_model if chosen is None else chosen  # B-07
     settings = _Settings(
         env,
         taken,
-        schema,
+        checked,
         fallback_model,
         refusal_fallback_model,
         dict(gates or {}),
         tuple(resumed),
         urlsplit(base_url).netloc,
         deadline=None if timeout is None else time.monotonic() + timeout,
+        profile=profile,
     )
     bench = Bench(
         here, workdir or here, env, tuple(allowed_tools), renderer.session_id, renderer.ids
@@ -578,7 +691,7 @@ def run_claude(
         stderr = warnings + _stream(out, "stderr").decode()
         return ClaudeRun(KILLED, stdout, stderr, timed_out=True)
     prompted = wire.asked(prompt, resumed=bool(resumed))
-    conversation = wire.closed([*resumed, prompted, *loop.history])
+    conversation = wire.closed([*resumed, prompted, *loop.history], profile.continue_note)
     stdout, stderr = _stream(out, "stdout"), warnings + _stream(out, "stderr").decode()
     return ClaudeRun(renderer.finish(), stdout, stderr, tuple(conversation))
 

@@ -201,9 +201,17 @@ def compile_schema(text: str) -> Schema | Refusal:
     return Schema(json.loads(reply["schema"]), warnings)
 
 
-def check(schema_text: str, input_text: str) -> Verdict:
-    """One StructuredOutput call (its input as the JSON text the API streamed)."""
-    reply = _WORKER.ask({"op": "check", "schema": schema_text, "input": input_text})
+def check(
+    schema_text: str, input_text: str, *, params: bool = True, precision: int | None = 6
+) -> Verdict:
+    """
+    One StructuredOutput call (its input as the JSON text the API streamed).
+    ``params`` and ``precision`` are what releases differ in (the detail the
+    CLI adds to each error, Ajv's multipleOfPrecision; B-02 and B-16 of
+    docs/versions.md); the defaults are the pinned release's.
+    """
+    request = {"op": "check", "schema": schema_text, "input": input_text}
+    reply = _WORKER.ask({**request, "params": params, "precision": precision})
     return Verdict(reply["error"], json.loads(reply["prepared"]), json.loads(reply["validated"]))
 
 

@@ -229,6 +229,12 @@ def failure_of(response: httpx.Response) -> Failure:
     )
 
 
+def has_tool_results(message: dict[str, Any]) -> bool:
+    """Whether a message carries tool results (after which older releases add a token note)."""
+    content = message.get("content")
+    return isinstance(content, list) and any(b.get("type") == "tool_result" for b in content)
+
+
 def calls(messages: Sequence[dict[str, Any]]) -> int:
     return sum(
         1
@@ -256,9 +262,19 @@ def asked(prompt: str, *, resumed: bool) -> dict[str, Any]:
     return {"role": "user", "content": [{"type": "text", "text": prompt}]}
 
 
-def closed(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """A finished turn's messages as the next turn of the session sends them."""
+def closed(messages: Sequence[dict[str, Any]], continued: bool = False) -> list[dict[str, Any]]:
+    """
+    A finished turn's messages as the next turn of the session sends them;
+    ``continued``: releases up to 2.1.280 add `CONTINUE` beside the tool
+    results of a turn that ended on them (B-23).
+    """
     out = [json.loads(json.dumps(m)) for m in messages]
     if out and out[-1]["role"] == "user":
+        if continued and has_tool_results(out[-1]):
+            out[-1]["content"].append({"type": "text", "text": CONTINUE})
         out.append({"role": "assistant", "content": [{"type": "text", "text": NO_RESPONSE}]})
     return out
+
+
+#: What releases up to 2.1.280 add to the tool results a resumed turn ended on.
+CONTINUE = "Continue from where you left off."

@@ -44,7 +44,7 @@ def refusal(renderer: ClaudeRenderer, fields: dict[str, object]) -> None:
             "session_id": renderer.session_id,
         }
     )
-    text = data.refusal_text(model, message_id)
+    text = str_field("refusal", fields, "text", data.refusal_text(model, message_id))
     record = renderer.synthetic_record(text, "invalid_request")
     message = record["message"]
     if isinstance(message, dict):
@@ -61,18 +61,23 @@ def refusal(renderer: ClaudeRenderer, fields: dict[str, object]) -> None:
 def refusal_continue(renderer: ClaudeRenderer, fields: dict[str, object]) -> None:
     """A refusal stop the CLI continues from once, telling the model why."""
     message_id = str_field("refusal_continue", fields, "message_id", "msg_0")
+    notice = fields.get("notice", True)
+    if not isinstance(notice, bool):
+        raise ScriptError("event 'refusal_continue': 'notice' must be a boolean")
     renderer._close_message()
     name = data.display_name(renderer.model)
-    renderer.emit(
-        {
-            "type": "system",
-            "subtype": "informational",
-            "content": f"{name}'s safeguards stopped the response above \u00b7 {data.CONTINUING}",
-            "level": "notice",
-            "uuid": renderer.ids.uuid4(),
-            "session_id": renderer.session_id,
-        }
-    )
+    said = f"{name}'s safeguards stopped the response above \u00b7 {data.CONTINUING}"
+    if notice:  # the releases that continue but print no notice leave it out
+        renderer.emit(
+            {
+                "type": "system",
+                "subtype": "informational",
+                "content": said,
+                "level": "notice",
+                "uuid": renderer.ids.uuid4(),
+                "session_id": renderer.session_id,
+            }
+        )
     record = renderer.reminder_record(data.REFUSAL_NOTICE)
     record["refused_message_id"] = message_id
     renderer.emit(record)
@@ -240,3 +245,27 @@ def thinking(renderer: ClaudeRenderer, fields: dict[str, object]) -> None:
     block: dict[str, object] = {"type": "thinking", "thinking": text, "signature": signature}
     extra: dict[str, object] = {"thinking_duration_ms": 1, "thinking_display": "updates"}
     renderer._assistant_block(block, extra)
+
+
+def notice(renderer: ClaudeRenderer, fields: dict[str, object]) -> None:
+    """
+    A notice of the CLI's own (``{text, level}``), not of the conversation: a
+    system/informational line in stream-json, a line on stderr otherwise.
+    """
+    text = str_field("notice", fields, "text", "")
+    if renderer.mode != "stream-json":
+        renderer.out.stderr((text + "\n").encode())
+        return
+    renderer._close_message()
+    renderer.emit(
+        {
+            "type": "system",
+            "subtype": "informational",
+            "content": text,
+            "isMeta": False,
+            "level": str_field("notice", fields, "level", "warning"),
+            "timestamp": renderer.ids.iso(),
+            "uuid": renderer.ids.uuid4(),
+            "session_id": renderer.session_id,
+        }
+    )

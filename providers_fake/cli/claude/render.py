@@ -220,6 +220,9 @@ class ClaudeRenderer(Renderer):
     def _on_thinking(self, arg: object) -> None:
         _more.thinking(self, dict_arg("thinking", arg))
 
+    def _on_notice(self, arg: object) -> None:
+        _more.notice(self, dict_arg("notice", arg))
+
     def _on_api_error_message(self, arg: object) -> None:
         if isinstance(arg, dict):
             text = str_field("api_error_message", arg, "text", data.MIDSTREAM_ERROR)
@@ -463,6 +466,7 @@ class ClaudeCli(Cli):
             "permission_denied",
             "answer_end",
             "thinking",
+            "notice",
         }
     )
     options = (*OPTIONS, (("-v", "--version"), "version", FLAG, "", ()))

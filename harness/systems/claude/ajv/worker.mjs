@@ -188,20 +188,23 @@ function inJscWords(message) {
 
 const compiled = new Map();
 
-function compile(text) {
-  const known = compiled.get(text);
+// `precision`: Ajv's multipleOfPrecision (6 from 2.1.287; null: exact quotients, as
+// releases before it check, B-16 in docs/versions.md).
+function compile(text, precision = 6) {
+  const key = `${precision}\u0000${text}`;
+  const known = compiled.get(key);
   if (known !== undefined) {
-    compiled.delete(text); // most recent last
-    compiled.set(text, known);
+    compiled.delete(key); // most recent last
+    compiled.set(key, known);
     return known;
   }
-  const made = build(text);
-  compiled.set(text, made);
+  const made = build(text, precision);
+  compiled.set(key, made);
   if (compiled.size > CACHE_SIZE) compiled.delete(compiled.keys().next().value);
   return made;
 }
 
-function build(text) {
+function build(text, precision) {
   const warnings = [];
   const logger = {
     log: (...parts) => warnings.push(parts.join(" ")),
@@ -215,7 +218,9 @@ function build(text) {
     if (tooLarge(schema)) reason = "schema too large";
     else if (Boolean(schema.$async)) reason = "$async schemas are not supported";
     else {
-      const ajv = new Ajv({ allErrors: true, validateFormats: false, multipleOfPrecision: 6, logger });
+      const options = { allErrors: true, validateFormats: false, logger };
+      if (precision !== null) options.multipleOfPrecision = precision;
+      const ajv = new Ajv(options);
       if (!ajv.validateSchema(schema)) reason = ajv.errorsText(ajv.errors);
       else return { validate: ajv.compile(schema), schema, warnings };
     }
@@ -434,10 +439,12 @@ function detail(error, input) {
   }
 }
 
-function verdict(validate, input) {
+// `params`: whether the CLI adds the detail of each error (from 2.1.260, B-02).
+function verdict(validate, input, params = true) {
   if (validate(input)) return null;
   const parts = (validate.errors ?? []).map(
-    (error) => `${error.instancePath || "root"}: ${error.message}${detail(error, input)}`,
+    (error) =>
+      `${error.instancePath || "root"}: ${error.message}${params ? detail(error, input) : ""}`,
   );
   return capped(PREFIX + parts.join(", "));
 }
@@ -474,12 +481,13 @@ function answer(request) {
       return { ok: true, schema: JSON.stringify(made.schema), warnings: made.warnings };
     }
     case "check": {
-      const made = compile(request.schema);
+      const precision = request.precision === undefined ? 6 : request.precision;
+      const made = compile(request.schema, precision);
       if (made.refused !== undefined) return { fault: `schema refused: ${made.refused}` };
       const input = prepared(JSON.parse(request.input), made.schema);
       const validated = spread(input);
       return {
-        error: verdict(made.validate, validated),
+        error: verdict(made.validate, validated, request.params !== false),
         prepared: JSON.stringify(input),
         validated: JSON.stringify(validated),
       };
