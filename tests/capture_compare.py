@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 
+from harness.catalogue import jsonvalue
+
 VOLATILE = frozenset(
     {
         "uuid",
@@ -73,7 +75,7 @@ def _compare_line(mine: bytes, theirs: bytes) -> list[str]:
 def _compare(actual: object, expected: object, path: str, problems: list[str]) -> None:
     if isinstance(expected, dict):
         if not isinstance(actual, dict):
-            problems.append(f"{path}: {_kind(actual)} != object")
+            problems.append(f"{path}: {jsonvalue.kind(actual)} != object")
             return
         if list(actual) != list(expected):
             problems.append(f"{path}: keys {list(actual)} != {list(expected)}")
@@ -88,7 +90,7 @@ def _compare(actual: object, expected: object, path: str, problems: list[str]) -
                 _compare(actual[key], expected[key], child, problems)
     elif isinstance(expected, list):
         if not isinstance(actual, list):
-            problems.append(f"{path}: {_kind(actual)} != array")
+            problems.append(f"{path}: {jsonvalue.kind(actual)} != array")
             return
         if len(actual) != len(expected):
             problems.append(f"{path}: {len(actual)} items != {len(expected)}")
@@ -96,7 +98,7 @@ def _compare(actual: object, expected: object, path: str, problems: list[str]) -
             _compare(mine, theirs, f"{path}[{index}]", problems)
     elif isinstance(expected, str) and any(mark in expected for mark in PLACEHOLDERS):
         _compare_volatile(actual, expected, path, problems)
-    elif _kind(actual) != _kind(expected) or actual != expected:
+    elif jsonvalue.kind(actual) != jsonvalue.kind(expected) or actual != expected:
         problems.append(f"{path}: {actual!r} != {expected!r}")
 
 
@@ -106,20 +108,10 @@ def _compare_volatile(actual: object, expected: object, path: str, problems: lis
         if list(actual) != list(expected):
             problems.append(f"{path}: keys {list(actual)} != {list(expected)}")
         return
-    if _kind(actual) != _kind(expected):
-        problems.append(f"{path}: {_kind(actual)} != {_kind(expected)} (volatile field)")
-
-
-def _kind(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
+    if jsonvalue.kind(actual) != jsonvalue.kind(expected):
+        problems.append(
+            f"{path}: {jsonvalue.kind(actual)} != {jsonvalue.kind(expected)} (volatile field)"
+        )
 
 
 #: The schema each capture was taken with, where it was not the diagnosis schema.

@@ -21,7 +21,7 @@ from harness.adaptor.environment import adaptor_environment, looks_secret, scrub
 from harness.catalogue import loader
 from harness.cli import main
 from harness.seams.case import execute
-from harness.targets.protocol import ProtocolAdaptor
+from harness.targets.protocol import AdaptorFailed, ProtocolAdaptor
 
 HERE = Path(__file__).parent
 
@@ -134,3 +134,29 @@ def test_adaptors_get_no_credentials_and_reports_never_show_one() -> None:
     assert not looks_secret("HOME")
     text = "stderr: using sk-ant-very-secret-value and ghp_abcdefgh12345678"
     assert scrub(text, environ) == "stderr: using <ANTHROPIC_API_KEY> and <GITHUB_TOKEN>"
+
+
+_GONE_AFTER_START = """\
+import json, sys
+from harness.targets import serve
+message = json.loads(sys.stdin.readline())
+print(json.dumps(serve._answer(message)), flush=True)
+sys.exit(3)
+"""
+
+
+@pytest.mark.subprocess
+def test_an_adaptor_gone_while_the_harness_writes_is_one_failure(tmp_path: Path) -> None:
+    # Deterministic form of a race CI met: the write fails, and closing the pipe
+    # (which flushes what the failed write left behind) must not fail again.
+    script = tmp_path / "gone.py"
+    script.write_text(_GONE_AFTER_START)
+    adaptor = ProtocolAdaptor("gone", (sys.executable, str(script)))
+    try:
+        adaptor._ready()
+        assert adaptor._live is not None
+        adaptor._live.process.wait(timeout=10)
+        with pytest.raises(AdaptorFailed, match="exited with status 3 while the harness was"):
+            adaptor._send({"cmd": "run", "seq": 1})
+    finally:
+        adaptor.close()

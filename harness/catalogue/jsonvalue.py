@@ -83,3 +83,21 @@ def dumps(value: JSON) -> str:
 def canonical(value: JSON) -> str:
     """Key-sorted, indented JSON for reports and diffs: stable across runs."""
     return json.dumps(value, ensure_ascii=False, sort_keys=True, indent=2)
+
+
+def kind(value: object) -> str:
+    """
+    The JSON type of a parsed value, in JavaScript's words (``null``,
+    ``boolean``, ``number``, ``string``, ``array``, ``object``): what a
+    binary written in JavaScript reports, and what two values must share to
+    be the same kind of JSON.
+    """
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import providers_fake
+from harness.catalogue import jsonvalue
 from harness.record.transcript import Record, Transcript, frame
 from providers_fake.cli.jsonout import dumps_js
 
@@ -154,14 +155,4 @@ def graft(mine: Any, theirs: Any, keys: frozenset[str]) -> Any:
 def _same_shape(a: Any, b: Any) -> bool:
     if isinstance(a, dict) and isinstance(b, dict):
         return list(a) == list(b)
-    return _kind(a) == _kind(b)
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    return type(value).__name__
+    return jsonvalue.kind(a) == jsonvalue.kind(b)

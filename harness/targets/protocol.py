@@ -221,7 +221,10 @@ class ProtocolAdaptor:
         live.stderr.thread.join(timeout=5)
         for stream in (process.stdin, process.stdout, process.stderr):
             if stream is not None:
-                stream.close()
+                # Closing stdin flushes what a failed write left in its buffer:
+                # against a dead adaptor that is one more broken pipe, not news.
+                with contextlib.suppress(OSError):
+                    stream.close()
 
     def close(self) -> None:
         """Ask the adaptor to stop, then make sure it is gone."""

@@ -32,6 +32,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 
+from harness.catalogue import jsonvalue
 from harness.systems import sandbox
 from harness.systems.claude import permissions
 from providers_fake.cli.claude import data
@@ -117,18 +118,6 @@ class Pending:
     known: Result | None = None
 
 
-def _js_type(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
-
-
 #: What the CLI adds to "No such tool available: X" for some names (probed).
 _HINTS = {
     "Glob": "Glob is not available in this session \u2014 find files with `find` via the Bash "
@@ -159,7 +148,7 @@ def input_problems(name: str, value: object) -> list[dict[str, Any]]:
     for key, kind, required in fields:
         if key not in given and not required:
             continue
-        found = _js_type(given[key]) if key in given else "undefined"
+        found = jsonvalue.kind(given[key]) if key in given else "undefined"
         if found != kind:
             message = f"Invalid input: expected {kind}, received {found}"
             issues.append(
