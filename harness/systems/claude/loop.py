@@ -437,7 +437,7 @@ class _Loop:
             turn.reminded = True
             self.event("enforce_reminder")
             if self.after_results():  # an empty answer after results: the reminder joins them
-                self.note(data.ENFORCE_REMINDER)
+                self.note(data.ENFORCE_REMINDER, past_token_note=True)
             else:  # plain string content: a block only while it is last
                 self.history.append({"role": "user", "content": data.ENFORCE_REMINDER})
             return False
@@ -525,20 +525,34 @@ class _Loop:
     def after_results(self) -> bool:
         """
         Whether the conversation ends on tool results: an empty answer then is no
-        nudge but a prose stop, its reminder joined to the results (probed).
+        nudge but a prose stop, its reminder joined to the results (probed).  The
+        token note releases before 2.1.314 add after results (B-14) does not count:
+        2.1.235 joins the reminder to the results before it (probed).
         """
-        if not self.history or self.history[-1]["role"] != "user":
+        last = self._last_user(past_token_note=True)
+        if last is None:
             return False
-        content = self.history[-1]["content"]
+        content = last["content"]
         return isinstance(content, list) and any(b.get("type") == "tool_result" for b in content)
 
-    def note(self, text: str) -> None:
-        """A meta text for the model, joined to the last user message when there is one."""
+    def _last_user(self, *, past_token_note: bool = False) -> dict[str, Any] | None:
+        """The conversation's last message if it is the user's, maybe before a token note."""
+        end = len(self.history)
+        if past_token_note and end and versions.is_token_note(self.history[-1]):
+            end -= 1
+        return self.history[end - 1] if end and self.history[end - 1]["role"] == "user" else None
+
+    def note(self, text: str, *, past_token_note: bool = False) -> None:
+        """
+        A meta text for the model, joined to the last user message when there is
+        one (the enforce reminder after results: the one before a token note).
+        """
         block = {"type": "text", "text": text}
-        if self.history and self.history[-1]["role"] == "user":
-            content = self.history[-1]["content"]
+        last = self._last_user(past_token_note=past_token_note)
+        if last is not None:
+            content = last["content"]
             if isinstance(content, str):
-                content = self.history[-1]["content"] = [{"type": "text", "text": content}]
+                content = last["content"] = [{"type": "text", "text": content}]
             content.append(block)
         else:  # plain string content, as the reminder: a block only while it is last
             self.history.append({"role": "user", "content": text})

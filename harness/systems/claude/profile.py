@@ -470,6 +470,16 @@ def token_note(tokens_left: int) -> dict[str, object]:
     return {"role": "system", "content": f"<total_tokens>{tokens_left} tokens left</total_tokens>"}
 
 
+def is_token_note(message: Mapping[str, object]) -> bool:
+    """Whether a message of the conversation is a token note (B-14)."""
+    content = message.get("content")
+    return (
+        message.get("role") == "system"
+        and isinstance(content, str)
+        and content.startswith("<total_tokens>")
+    )
+
+
 def input_type_error(profile: ClaudeProfile, value: object) -> str | None:
     """
     The generic tool-input check of releases before 2.1.260 (B-04): a
