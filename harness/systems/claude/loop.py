@@ -154,6 +154,7 @@ class _Turn:
     nudged_quiet: bool = False  # the model was told the user has not heard from it
     reminded: bool = False  # the enforce reminder was sent
     continued: bool = False  # a refusal stop was continued
+    resumed_unseen: bool = False  # the last answer was resumed with a note not shown (B-06)
 
 
 class _Loop:
@@ -329,9 +330,10 @@ class _Loop:
 
     # -- answers -----------------------------------------------------------------------
 
-    def resume(self, notice: str) -> bool:
+    def resume(self, turn: _Turn, notice: str) -> bool:
         """Ask the model to go on where its answer was cut; the run goes on."""
-        if self.profile.shows_recovery_notes:  # B-06
+        turn.resumed_unseen = not self.profile.shows_recovery_notes  # B-06
+        if not turn.resumed_unseen:
             self.event("enforce_reminder", notice)
         self.history.append({"role": "user", "content": versions.wrapped(self.profile, notice)})
         return False
@@ -369,10 +371,11 @@ class _Loop:
             return False
         if self.taken(turn, answer):
             return True
-        if turn.rejected + turn.retracted >= turn.allowed:
+        if turn.rejected + turn.retracted >= turn.allowed and not turn.resumed_unseen:
             # The limit is checked again before the next request, after the reminder or
             # the results went in: a limit of zero or less ends the run at the first
-            # answer without an object, whatever it was (probed).
+            # answer without an object, whatever it was (probed); releases before
+            # 2.1.269 skip it after a recovery note they do not show (B-06).
             self.exhausted(turn)
             return True
         return False
@@ -380,6 +383,7 @@ class _Loop:
     def taken(self, turn: _Turn, answer: wire.Answer) -> bool:
         """A complete answer shown and answered: True when the run has ended."""
         turn.failures = turn.overloads = turn.cascade = 0
+        turn.resumed_unseen = False
         self.answers += 1
         mark = len(self.history)
         taking = self.answered(turn, answer)
@@ -399,14 +403,14 @@ class _Loop:
         if answer.midstream_error and outcome == "prose":
             if turn.resumes < MIDSTREAM_RESUMES and self.profile.resumes_broken_prose:  # B-22
                 turn.resumes += 1  # the model is asked to pick up where the stream broke
-                return self.resume(data.CUT_OFF_NOTICE)
+                return self.resume(turn, data.CUT_OFF_NOTICE)
             self.event("api_error_message")
             self.result({"is_error": True})
             return True
         if answer.stop_reason == "max_tokens" and outcome == "prose":
             if turn.cut_offs < MIDSTREAM_RESUMES:
                 turn.cut_offs += 1  # likewise after the output token limit
-                return self.resume(data.MAX_TOKENS_NOTICE)
+                return self.resume(turn, data.MAX_TOKENS_NOTICE)
             extra = {"api_error": "max_output_tokens", "api_error_params": {"cut": "output_limit"}}
             text = versions.max_tokens_error(self.profile, self.output_limit(turn.model))  # B-08
             message = {"text": text, "error": "max_output_tokens", "extra": extra}
@@ -474,7 +478,8 @@ class _Loop:
         self.denials += taking.denials
         self.history += taking.messages()
         turn.quiet = 0 if taking.spoke else turn.quiet + bool(taking.calls)
-        if turn.quiet == QUIET_ANSWERS and not turn.nudged_quiet and taking.outcome != "accepted":
+        quiet = turn.quiet == QUIET_ANSWERS and self.profile.quiet_notice  # B-25
+        if quiet and not turn.nudged_quiet and taking.outcome != "accepted":
             turn.nudged_quiet = True  # once: the model is asked to keep the user posted
             self.history.append({"role": "system", "content": QUIET_NOTICE})
         return taking
@@ -677,7 +682,8 @@ def run_claude(
         json_shape=None,
     )
     renderer = ClaudeRenderer(ctx)
-    chosen = data.chosen_model(env.get("ANTHROPIC_MODEL"))
+    aliases, known = dict(profile.model_aliases), profile.known_models()  # B-29
+    chosen = data.chosen_model(env.get("ANTHROPIC_MODEL"), aliases, known)
     if parsed.text("model") is None:  # the release's default unless ANTHROPIC_MODEL names one
         renderer.model = profile.default_model if chosen is None else chosen  # B-07
     settings = _Settings(
@@ -693,10 +699,11 @@ def run_claude(
         profile=profile,
     )
     bench = Bench(
-        here, workdir or here, env, tuple(allowed_tools), renderer.session_id, renderer.ids
+        here, workdir or here, env, tuple(allowed_tools), renderer.session_id, renderer.ids, profile
     )
     loop = _Loop(client, base_url, renderer, settings, bench)
-    unknown = data.unrecognized_model(env.get("ANTHROPIC_MODEL"))
+    # The notice's own test of a name is not the suffix's (B-29): the pinned list's.
+    unknown = data.unrecognized_model(env.get("ANTHROPIC_MODEL"), aliases)
     warnings = "".join(f"{line}\n" for line in (*taken.warnings, *([unknown] if unknown else [])))
     try:
         loop.run(prompt, renderer.model)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from harness.systems.claude.rows import ROWS
 from harness.systems.profiles import Table, entry
 from providers_fake.cli.claude import data
 
@@ -83,13 +84,15 @@ CLAUDE = Table(
             "shows_recovery_notes",
             "<2.1.269",
             False,
-            f"B-06 ({_B}): resume notes sent but not printed nor counted up to 2.1.268",
+            f"B-06 ({_B}): resume notes sent but not printed nor counted up to 2.1.268, "
+            "nor followed by the attempts-limit check",
         ),
         entry(
             "shows_recovery_notes",
             ">=2.1.269",
             True,
-            f"B-06 ({_B}): 2.1.269 prints them as user lines and counts them in num_turns",
+            f"B-06 ({_B}): 2.1.269 prints them as user lines, counts them in num_turns "
+            "and checks the attempts limit after them",
         ),
         entry(
             "default_model",
@@ -355,6 +358,7 @@ CLAUDE = Table(
             6,
             f"B-16 ({_B}): Ajv's multipleOfPrecision: 6 from 2.1.287 (0.07 is a multiple of 0.01)",
         ),
+        *ROWS,
     ),
 )
 
@@ -388,6 +392,14 @@ class ClaudeProfile:
     multiple_of_precision: int | None
     resumes_broken_prose: bool
     continue_note: bool
+    quiet_notice: bool
+    cwd_notes: bool
+    asks_approval: bool
+    case_hint: bool
+    #: ANTHROPIC_MODEL's aliases and the model each sends.
+    model_aliases: tuple[tuple[str, str], ...]
+    #: The pinned release's known models this one does not know.
+    unknown_models: tuple[str, ...]
 
     @classmethod
     def of(cls, version: str | None = None) -> ClaudeProfile:
@@ -398,6 +410,14 @@ class ClaudeProfile:
     def output_ceiling(self, model: str) -> int:
         """The ``max_tokens`` a model gets, as B-08 found it per release."""
         return dict(self.output_ceilings).get(model, DEFAULT_CEILING)
+
+    def known_models(self) -> frozenset[str]:
+        """The model ids the release knows (B-29)."""
+        return data.KNOWN_MODELS - frozenset(self.unknown_models)
+
+    def agent(self) -> str:
+        """The AI_AGENT a command sees: it names the release (B-30)."""
+        return f"claude-code_{self.version.replace('.', '-')}_agent"
 
     def display_name(self, base: str) -> str:
         """How the CLI names the default model running with the 1M-context beta (B-07)."""

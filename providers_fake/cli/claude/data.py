@@ -9,6 +9,11 @@ from __future__ import annotations
 
 import json
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from collections.abc import Set as AbstractSet
+
 VERSION = "2.1.328"
 DEFAULT_MODEL = "claude-opus-5-5"
 DEFAULT_FALLBACK = "claude-sonnet-5"
@@ -189,29 +194,38 @@ NO_OUTPUT_NOTICE = (
 )
 
 
-def chosen_model(setting: str | None) -> str | None:
+def chosen_model(
+    setting: str | None,
+    aliases: Mapping[str, str] = MODEL_ALIASES,
+    known: AbstractSet[str] = KNOWN_MODELS,
+) -> str | None:
     """
     The model id the CLI sends for an ANTHROPIC_MODEL setting, or None when it
     is unset or empty (the default model then).  Probed on 2.1.328: the value is
     trimmed; an alias, in any case and with or without the long-context suffix,
     becomes its model; any other name is sent as written, except that the
     suffix is cut out wherever it appears and, with it, a model the CLI knows
-    (in any case) is sent as it spells it.
+    (in any case) is sent as it spells it.  Other releases have other
+    ``aliases`` and ``known`` models (their profile's).
     """
     if not setting:
         return None
     name = setting.strip()
     lowered = name.lower()
-    alias = MODEL_ALIASES.get(_without_suffix(lowered))
+    alias = aliases.get(_without_suffix(lowered))
     if alias is not None:
         return alias
     if LONG_CONTEXT not in lowered:
         return name
     bare = _without_suffix(name)
-    return bare.lower() if bare.lower() in KNOWN_MODELS else bare
+    return bare.lower() if bare.lower() in known else bare
 
 
-def unrecognized_model(setting: str | None) -> str | None:
+def unrecognized_model(
+    setting: str | None,
+    aliases: Mapping[str, str] = MODEL_ALIASES,
+    known: AbstractSet[str] = KNOWN_MODELS,
+) -> str | None:
     """
     The line the CLI prints on stderr when ANTHROPIC_MODEL names neither an
     alias nor a model it knows (in any case); a name with the long-context
@@ -221,7 +235,7 @@ def unrecognized_model(setting: str | None) -> str | None:
         return None
     name = setting.strip()
     bare = _without_suffix(name.lower())
-    if bare in MODEL_ALIASES or bare in KNOWN_MODELS:
+    if bare in aliases or bare in known:
         return None
     if LONG_CONTEXT in name.lower():
         name = name[: -len(LONG_CONTEXT)] if name.lower().endswith(LONG_CONTEXT) else name
