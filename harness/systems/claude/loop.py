@@ -344,15 +344,25 @@ class _Loop:
         tool results, and after a resumed turn's prompt (B-14), its figure fixed
         by the first one: the budget less the last answer's tokens.
         """
-        last = self.history[-1] if self.history else None
+        notes = [m for m in self.history if m["role"] != "system"]  # the loop's own notes aside
+        last = notes[-1] if notes else None
         after_prompt = last is None and bool(self.resumed)
         results = last is not None and last["role"] == "user" and wire.has_tool_results(last)
         if not self.profile.token_notes or not (after_prompt or results):
             return
+        if self.history and versions.is_token_note(self.history[-1]):
+            return  # the results already have theirs
         if self.tokens_left is None:
             spent = data.INPUT_TOKENS + data.OUTPUT_TOKENS if self.answers else 0
             self.tokens_left = versions.TOKEN_BUDGET - spent
-        self.history.append(versions.token_note(self.tokens_left))
+        note = versions.token_note(self.tokens_left)
+        end = self.history[-1] if self.history else None
+        if end is not None and end["role"] == "system" and isinstance(end["content"], str):
+            # After a note of the loop's (a cd's, B-26) it joins that system message
+            # (probed on 2.1.268: '# Environment update ...\n\n<total_tokens>...').
+            end["content"] += "\n\n" + str(note["content"])
+            return
+        self.history.append(note)
 
     def exhausted(self, turn: _Turn) -> None:
         limit = turn.allowed if isinstance(turn.allowed, int) else js_number(turn.allowed)

@@ -491,12 +491,12 @@ def token_note(tokens_left: int) -> dict[str, object]:
 
 
 def is_token_note(message: Mapping[str, object]) -> bool:
-    """Whether a message of the conversation is a token note (B-14)."""
+    """Whether a message of the conversation is, or ends with, a token note (B-14)."""
     content = message.get("content")
     return (
         message.get("role") == "system"
         and isinstance(content, str)
-        and content.startswith("<total_tokens>")
+        and content.endswith("</total_tokens>")
     )
 
 
