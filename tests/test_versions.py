@@ -415,6 +415,8 @@ def test_the_words_and_models_of_older_releases() -> None:
     assert tools.no_such_tool("bash", case_hint=ClaudeProfile.of("2.1.282").case_hint).endswith(
         "call Bash instead."
     )
+    middle = [ClaudeProfile.of(v).missing_as_unknown for v in ("2.1.259", "2.1.260", "2.1.285")]
+    assert middle == [False, True, False]
     early = ClaudeProfile.of("2.1.235")
     aliases, known = dict(early.model_aliases), early.known_models()
     assert data.chosen_model("HAIKU", aliases, known) == "claude-haiku-4-5-20251001"

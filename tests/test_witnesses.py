@@ -218,6 +218,7 @@ WITNESSES: dict[str, tuple[Witness, ...]] = {
         "model-claude-bash-environment",
         "model-claude-bash-cd",
         "model-claude-attempts-exponent",
+        "model-claude-bash-input-invalid",
     ),
     # -- tests that use a model as the subject of other machinery -------------------------
     "test_expectations.py::test_a_cli_that_ends_a_broken_stream_at_once_fails": (

@@ -396,6 +396,7 @@ class ClaudeProfile:
     cwd_notes: bool
     asks_approval: bool
     case_hint: bool
+    missing_as_unknown: bool
     #: ANTHROPIC_MODEL's aliases and the model each sends.
     model_aliases: tuple[tuple[str, str], ...]
     #: The pinned release's known models this one does not know.

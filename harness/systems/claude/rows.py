@@ -101,6 +101,25 @@ ROWS: tuple[Entry, ...] = (
         f"B-28 ({_B}): 2.1.282 adds 'Tool names are case-sensitive: call X instead.'",
     ),
     entry(
+        "missing_as_unknown",
+        "<2.1.260",
+        False,
+        f"B-32 ({_B}): 'The required parameter `X` is missing' up to 2.1.259",
+    ),
+    entry(
+        "missing_as_unknown",
+        ">=2.1.260,<2.1.285",
+        True,
+        f"B-32 ({_B}): 'The parameter `X` type is expected as `T` but provided as `unknown`', "
+        "2.1.260-2.1.284",
+    ),
+    entry(
+        "missing_as_unknown",
+        ">=2.1.285",
+        False,
+        f"B-32 ({_B}): 'is missing' again from 2.1.285",
+    ),
+    entry(
         "model_aliases",
         "<2.1.259",
         _ALIASES_235,

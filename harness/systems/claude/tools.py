@@ -180,13 +180,21 @@ def with_defaults(name: str, value: object) -> object:
     return value
 
 
-def _input_error(name: str, issues: list[dict[str, Any]]) -> tuple[str, str]:
+def _input_error(
+    name: str, issues: list[dict[str, Any]], missing_as_unknown: bool = False
+) -> tuple[str, str]:
+    """
+    The tool_result and line of an input its schema refuses; ``missing_as_unknown``:
+    a missing parameter is worded as one of type `unknown` (2.1.260-2.1.284, B-32).
+    """
     said = []
     for issue in issues:
         if issue["code"] == "unrecognized_keys":
             said += [f"An unexpected parameter `{key}` was provided" for key in issue["keys"]]
             continue
         key, received = issue["path"][0], issue["message"].rsplit(" ", 1)[-1]
+        if received == "undefined" and missing_as_unknown:
+            received = "unknown"
         if received == "undefined":
             said.append(f"The required parameter `{key}` is missing")
         else:
@@ -242,7 +250,7 @@ class Bench:
             return _error(call, f"<tool_use_error>{text}</tool_use_error>", text, None)
         issues = input_problems(call.name, call.input)
         if issues:
-            content, line = _input_error(call.name, issues)
+            content, line = _input_error(call.name, issues, self.profile.missing_as_unknown)
             return _error(call, content, line, None)
         given = call.input if isinstance(call.input, dict) else {}
         if call.name == "Bash":
