@@ -378,3 +378,21 @@ def test_codex_words_a_bad_schema_file_as_serde_does(text: str, message: str) ->
     with pytest.raises(json.JSONDecodeError) as caught:
         json.loads(text)
     assert serde_message(text, caught.value) == message
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        # Probed on codex 0.169.0 (scenarios/model-api/codex/schema-file-serde.yaml).
+        ('\ufeff{"type":"object"}', "expected value at line 1 column 1"),
+        ('{"enum":["\\ud800"]}', "unexpected end of hex escape at line 1 column 17"),
+        ('{"enum":["a\\udc00"]}', "lone leading surrogate in hex escape at line 1 column 17"),
+        ('{"éé": x}', "expected value at line 1 column 10"),
+        ('["\\ud800\\u0041"]', "lone leading surrogate in hex escape at line 1 column 14"),
+        ('["\\ud83d\\ude00", "\\\\ud800"]', None),
+    ],
+)
+def test_codex_reads_a_schema_file_as_serde_does(text: str, message: str | None) -> None:
+    from providers_fake.cli.codex import serde_problem  # noqa: PLC0415  (one test's subject)
+
+    assert serde_problem(text) == message

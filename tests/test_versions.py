@@ -392,6 +392,46 @@ def test_the_pinned_profile_is_the_pinned_model() -> None:
     assert CodexProfile.of("0.171.0").accept_encoding == "zstd,gzip"
 
 
+def test_the_words_and_models_of_older_releases() -> None:
+    """B-27 to B-30 as the profile gives them to the model's tools and model choice."""
+    from harness.systems.claude import permissions, tools  # noqa: PLC0415
+    from providers_fake.cli.claude import data  # noqa: PLC0415
+
+    cwd = Path("/w/p")
+    old, pin = ClaudeProfile.of("2.1.280"), ClaudeProfile.of()
+    blocked = permissions.bash("rm x", cwd, allowed=False, asks=old.asks_approval).refusal
+    assert blocked == (
+        "rm in '/w/p/x' was blocked. For security, Claude Code may only remove files from "
+        "the allowed working directories for this session: '/w/p'."
+    )
+    asked = permissions.bash("rm x", cwd, allowed=False, asks=pin.asks_approval).refusal
+    assert asked is not None
+    assert asked.startswith("rm in '/w/p/x' needs approval. The path is")
+    for each in (old, pin):  # neither release names a path for these
+        refusal = permissions.bash("chmod +x a", cwd, allowed=False, asks=each.asks_approval)
+        assert refusal.refusal == permissions.APPROVAL
+    hint = tools.no_such_tool("bash", case_hint=ClaudeProfile.of("2.1.281").case_hint)
+    assert hint == "Error: No such tool available: bash"
+    assert tools.no_such_tool("bash", case_hint=ClaudeProfile.of("2.1.282").case_hint).endswith(
+        "call Bash instead."
+    )
+    middle = [ClaudeProfile.of(v).missing_as_unknown for v in ("2.1.259", "2.1.260", "2.1.285")]
+    assert middle == [False, True, False]
+    early = ClaudeProfile.of("2.1.235")
+    aliases, known = dict(early.model_aliases), early.known_models()
+    assert data.chosen_model("HAIKU", aliases, known) == "claude-haiku-4-5-20251001"
+    assert data.chosen_model("Claude-Opus-5-5[1m]", aliases, known) == "Claude-Opus-5-5"
+    assert dict(pin.model_aliases) == data.MODEL_ALIASES
+    assert pin.known_models() == data.KNOWN_MODELS
+    assert (early.agent(), pin.agent()) == (
+        "claude-code_2-1-235_agent",
+        "claude-code_2-1-328_agent",
+    )
+    assert (early.quiet_notice, early.cwd_notes, pin.quiet_notice, pin.cwd_notes) == (
+        False, False, True, True,
+    )  # fmt: skip
+
+
 def test_a_table_with_a_gap_or_an_overlap_says_so() -> None:
     from harness.systems.profiles import Table, entry  # noqa: PLC0415  (this test's own table)
 

@@ -209,6 +209,17 @@ WITNESSES: dict[str, tuple[Witness, ...]] = {
             "releases' binaries"
         ),
     ),
+    "test_versions.py::test_the_words_and_models_of_older_releases": real(
+        "model-claude-bash-denied",
+        "model-claude-bash-chmod-ln",
+        "model-claude-unknown-tool-hints",
+        "model-claude-model-env-alias",
+        "model-claude-model-env-known-long-context",
+        "model-claude-bash-environment",
+        "model-claude-bash-cd",
+        "model-claude-attempts-exponent",
+        "model-claude-bash-input-invalid",
+    ),
     # -- tests that use a model as the subject of other machinery -------------------------
     "test_expectations.py::test_a_cli_that_ends_a_broken_stream_at_once_fails": (
         Machinery("a mutant of the loop, to show the catalogue's expectations catch it"),

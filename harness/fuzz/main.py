@@ -187,7 +187,7 @@ def _written(
 ) -> Finding:
     """Write the finding's scenario, then load it back and run it: does it reproduce?"""
     judged = finding.judgement
-    title, description = write.describe(judged, finding.count, command)
+    title, description, details = write.describe(judged, finding.count, command)
     has_truth = judged.truth is not None and judged.truth.outcome is not None
     doc = write.document(
         fuzzer,
@@ -199,7 +199,7 @@ def _written(
     )
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{doc['id']}.yaml"
-    comment = f"Written by {command}.\nClass: {finding.signature}"
+    comment = f"Written by {command}.\nClass: {finding.signature}\n{details}"
     scenario = write.load(write.dump(doc, comment), path)
     again = judge.judge(scenario)
     holds = not has_truth or (again.truth is not None and again.truth.status == "passed")

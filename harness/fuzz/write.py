@@ -94,24 +94,36 @@ def load(text: str, path: Path) -> Scenario:
     return loaded.scenarios[0]
 
 
-def describe(judgement: Judgement, count: int, command: str) -> tuple[str, str]:
-    """A finding's title and description: what differs, with both values."""
+def describe(judgement: Judgement, count: int, command: str) -> tuple[str, str, str]:
+    """
+    A finding's title, description and comment.  Both values of each differing
+    field go in the comment: the catalogue's lint reads the title and
+    description as promises of the expectation (a value or a field named there
+    must be checked, and hold), and the other target's values are by definition
+    what the expectation does not hold.
+    """
+    truth, other = _target(judgement.truth), _target(judgement.other)
     if judgement.differences:
-        title = f"Generated: the two targets differ on {', '.join(judgement.fields)}"
+        count_fields = len(judgement.fields)
+        title = f"Generated: {other} differs from {truth} in {count_fields} compared field(s)"
     else:
-        title = f"Generated: a target errored ({(judgement.reason or '')[:80]})"
-    lines = [
+        title = f"Generated: a target errored on a case {truth} and {other} were given"
+    description = (
         f"Found by `{command}`: {count} generated case(s) fell in this class; "
         "this is the smallest hypothesis shrank it to. The expectation is what the "
-        f"truth ({_target(judgement.truth)}) did; {_target(judgement.other)} differs:"
-    ]
+        f"truth ({truth}) did; the comment above names each field on which {other} "
+        "differs, with both values."
+    )
+    lines = []
     for d in judgement.differences:
         # Both values cut around where they start to differ, as the differential shows them.
-        truth, other = differential.Difference(d.field, d.at, d.truth, d.other).shown(SHOWN)
-        lines.append(f"{d.at}: truth {truth}, other {other}.")
+        shown_truth, shown_other = differential.Difference(d.field, d.at, d.truth, d.other).shown(
+            SHOWN
+        )
+        lines.append(f"{d.at}: truth {shown_truth}, other {shown_other}.")
     if judgement.reason:
         lines.append(judgement.reason)
-    return title, "\n".join(lines)
+    return title, description, "\n".join(lines)
 
 
 def _target(result: object) -> str:

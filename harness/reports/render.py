@@ -496,7 +496,13 @@ def write(report: Report, folder: Path, extra: Mapping[str, str] | None = None) 
     try:
         for name, text in texts.items():
             with tempfile.NamedTemporaryFile(
-                "w", encoding="utf-8", dir=folder, prefix=f".{name}.", suffix=".tmp", delete=False
+                "w",
+                encoding="utf-8",
+                errors="backslashreplace",  # a lone surrogate from a scenario, as JSON escapes it
+                dir=folder,
+                prefix=f".{name}.",
+                suffix=".tmp",
+                delete=False,
             ) as handle:
                 handle.write(text)
             staged.append((Path(handle.name), folder / name))

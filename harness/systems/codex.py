@@ -21,6 +21,7 @@ decisions are made here.  Not modelled: Codex's own retries and its
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,7 @@ import httpx
 
 from harness.systems.profiles import CodexProfile
 from providers_fake.cli.base import Context
-from providers_fake.cli.codex import CLI, CodexRenderer, serde_message
+from providers_fake.cli.codex import CLI, CodexRenderer, serde_problem
 from providers_fake.cli.ids import Ids
 from providers_fake.cli.types import Output
 
@@ -77,6 +78,42 @@ def _request_body(model: str, prompt: str, schema: object) -> dict[str, object]:
         "text": {"format": text_format(schema)},
         "client_metadata": {},
     }
+
+
+class _Verbatim(str):
+    """A number Codex passes on as written because no float holds it (``1e999``)."""
+
+    __slots__ = ()
+
+
+def _number(text: str) -> float | _Verbatim:
+    # Codex's serde_json keeps each number's text (arbitrary precision): probed,
+    # `"maximum": 1e999` reaches the API as written, where a float would be infinite.
+    value = float(text)
+    return value if math.isfinite(value) else _Verbatim(text)
+
+
+def _encoded(body: object) -> bytes:
+    """The request body as JSON, with numbers no float holds written as Codex read them."""
+    kept: list[str] = []
+    plain = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+    fence = "\x00" * (plain.count("\x00") + 1)  # a marker no string of the body equals
+
+    def mark(value: object) -> object:
+        if isinstance(value, _Verbatim):
+            kept.append(value)
+            return f"{fence}{len(kept) - 1}{fence}"
+        if isinstance(value, dict):
+            return {key: mark(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [mark(item) for item in value]
+        return value
+
+    text = json.dumps(mark(body), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    escaped = json.dumps(fence)[1:-1]
+    for number, written in enumerate(kept):
+        text = text.replace(f'"{escaped}{number}{escaped}"', written, 1)
+    return text.encode("utf-8")
 
 
 def _headers(profile: CodexProfile) -> dict[str, str]:
@@ -129,12 +166,11 @@ def run_codex(
     schema_file = folder / SCHEMA_FILE
     if workdir is not None:
         schema_file.write_text(schema)
-    try:
-        schema_value = json.loads(schema)
-    except ValueError as error:
-        reason = serde_message(schema, error)
+    reason = serde_problem(schema)
+    if reason is not None:
         message = f"Output schema file {schema_file} is not valid JSON: {reason}\n"
         return CodexRun(1, b"", message)
+    schema_value = json.loads(schema, parse_float=_number)
     argv = ["exec", "--json", "--skip-git-repo-check", "-m", model, prompt]
     parsed = CLI.parse(argv)
     out = Output()
@@ -156,7 +192,10 @@ def run_codex(
     headers = _headers(CodexProfile.of(version))
     killed = False
     try:
-        with client.stream("POST", url, json=body, headers=headers, timeout=timeout) as response:
+        content, headers = _encoded(body), {**headers, "content-type": "application/json"}
+        with client.stream(
+            "POST", url, content=content, headers=headers, timeout=timeout
+        ) as response:
             if response.status_code >= 400:
                 text = _http_error(response)
                 renderer.event("error", text)

@@ -41,6 +41,9 @@ class _Server(ThreadingHTTPServer):
         self.connections: set[socket.socket] = set()
         self.connections_lock = threading.Lock()
 
+    def handle_error(self, request: object, client_address: object) -> None:
+        """Silent: a client resetting its connection (a CLI killed or retrying) is no fault."""
+
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive and chunked streams, like the real APIs

@@ -16,6 +16,7 @@ even when it is blank.
 from __future__ import annotations
 
 import json
+import re
 
 from providers_fake.cli.argv import FLAG, MULTI, VALUE, Clap
 from providers_fake.cli.base import Cli, Context, Renderer, dict_arg, text_arg
@@ -225,11 +226,9 @@ class CodexCli(Cli):
             except OSError as error:
                 reason = f"{error.strerror} (os error {error.errno})"
                 return f"Failed to read output schema file {path}: {reason}\n", 1
-            try:
-                json.loads(data)
-            except ValueError as error:
-                reason = serde_message(data.decode(errors="replace"), error)
-                return f"Output schema file {path} is not valid JSON: {reason}\n", 1
+            problem = serde_problem(data.decode(errors="replace"))
+            if problem is not None:
+                return f"Output schema file {path} is not valid JSON: {problem}\n", 1
         if parsed.prompt is None:
             if stdin is None:
                 return (
@@ -250,6 +249,57 @@ class CodexCli(Cli):
                 return json.loads(handle.read())
         except (OSError, ValueError):
             return None
+
+
+#: A JSON string literal, and one escape inside it (in text Python's json has read).
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|.)", re.DOTALL)
+_LONE = "lone leading surrogate in hex escape"
+
+
+def serde_problem(text: str) -> str | None:
+    """
+    serde_json's message for a schema file's text, or None when it reads it.
+    Python's reader is more lenient in two ways serde_json is not: a leading
+    byte-order mark (serde_json expects a value there) and an escaped UTF-16
+    surrogate without its other half (serde_json reads into UTF-8 strings).
+    """
+    if text.startswith("\ufeff"):
+        return f"expected value at {_serde_place(text, 0)}"
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as error:
+        return serde_message(text, error)
+    return _lone_surrogate(text)
+
+
+def _lone_surrogate(text: str) -> str | None:
+    """
+    serde_json's message for the first escaped surrogate without its pair, in
+    text that is otherwise valid JSON: a trailing half alone, or a leading
+    half followed by anything but an escaped trailing half.  It stops after
+    the last hex digit, or just past the character that is not ``\\u``.
+    """
+    for string in _STRING.finditer(text):
+        escapes = list(_ESCAPE.finditer(text, string.start() + 1, string.end() - 1))
+        at = 0
+        while at < len(escapes):
+            first = escapes[at]
+            code = int(first[1], 16) if first[1] else None
+            at += 1
+            if code is None or not 0xD800 <= code <= 0xDFFF:
+                continue
+            if code >= 0xDC00:
+                return f"{_LONE} at {_serde_place(text, first.end() - 1)}"
+            after = first.end()
+            if text[after] != "\\" or text[after + 1] != "u":
+                stop = after if text[after] != "\\" else after + 1
+                return f"unexpected end of hex escape at {_serde_place(text, stop)}"
+            second = escapes[at]
+            at += 1
+            if not 0xDC00 <= int(second[1], 16) <= 0xDFFF:
+                return f"{_LONE} at {_serde_place(text, second.end() - 1)}"
+    return None
 
 
 def serde_message(text: str, error: ValueError) -> str:
@@ -278,7 +328,7 @@ def serde_message(text: str, error: ValueError) -> str:
     if before.endswith(",") and text[error.pos : error.pos + 1] in ("]", "}"):
         return f"trailing comma at {_serde_place(text, error.pos)}"
     message = _SERDE_WORDING.get(error.msg) or error.msg[:1].lower() + error.msg[1:]
-    return f"{message} at line {error.lineno} column {error.colno}"
+    return f"{message} at {_serde_place(text, error.pos)}"
 
 
 def _open_at_end(text: str) -> str:
@@ -320,8 +370,10 @@ def _open_at_end(text: str) -> str:
 
 
 def _serde_place(text: str, offset: int) -> str:
+    """Where serde_json stopped, at ``text[offset]``: its column counts UTF-8 bytes."""
     line = text.count("\n", 0, offset) + 1
-    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    start = text.rfind("\n", 0, offset) + 1
+    column = len(text[start:offset].encode("utf-8", "surrogatepass")) + 1
     return f"line {line} column {column}"
 
 

@@ -154,6 +154,7 @@ class _Turn:
     nudged_quiet: bool = False  # the model was told the user has not heard from it
     reminded: bool = False  # the enforce reminder was sent
     continued: bool = False  # a refusal stop was continued
+    resumed_unseen: bool = False  # the last answer was resumed with a note not shown (B-06)
 
 
 class _Loop:
@@ -209,11 +210,18 @@ class _Loop:
             tool = self.tool()
             self.token_note()
             body = wire.request_body(
-                turn.model, turn.effort, prompt, self.history, tool, self.resumed, stream=stream
+                turn.model,
+                turn.effort,
+                prompt,
+                self.history,
+                tool,
+                self.resumed,
+                stream=stream,
+                caching=not wire.env_on(env.get("DISABLE_PROMPT_CACHING")),
             )
             left = self.time_left()
             with self.client.stream(
-                "POST", self.url, json=body, headers=wire.HEADERS, timeout=left
+                "POST", self.url, content=wire.encoded(body), headers=wire.SENT, timeout=left
             ) as response:
                 if response.status_code >= 400:
                     response.read()
@@ -322,9 +330,10 @@ class _Loop:
 
     # -- answers -----------------------------------------------------------------------
 
-    def resume(self, notice: str) -> bool:
+    def resume(self, turn: _Turn, notice: str) -> bool:
         """Ask the model to go on where its answer was cut; the run goes on."""
-        if self.profile.shows_recovery_notes:  # B-06
+        turn.resumed_unseen = not self.profile.shows_recovery_notes  # B-06
+        if not turn.resumed_unseen:
             self.event("enforce_reminder", notice)
         self.history.append({"role": "user", "content": versions.wrapped(self.profile, notice)})
         return False
@@ -335,15 +344,25 @@ class _Loop:
         tool results, and after a resumed turn's prompt (B-14), its figure fixed
         by the first one: the budget less the last answer's tokens.
         """
-        last = self.history[-1] if self.history else None
+        notes = [m for m in self.history if m["role"] != "system"]  # the loop's own notes aside
+        last = notes[-1] if notes else None
         after_prompt = last is None and bool(self.resumed)
         results = last is not None and last["role"] == "user" and wire.has_tool_results(last)
         if not self.profile.token_notes or not (after_prompt or results):
             return
+        if self.history and versions.is_token_note(self.history[-1]):
+            return  # the results already have theirs
         if self.tokens_left is None:
             spent = data.INPUT_TOKENS + data.OUTPUT_TOKENS if self.answers else 0
             self.tokens_left = versions.TOKEN_BUDGET - spent
-        self.history.append(versions.token_note(self.tokens_left))
+        note = versions.token_note(self.tokens_left)
+        end = self.history[-1] if self.history else None
+        if end is not None and end["role"] == "system" and isinstance(end["content"], str):
+            # After a note of the loop's (a cd's, B-26) it joins that system message
+            # (probed on 2.1.268: '# Environment update ...\n\n<total_tokens>...').
+            end["content"] += "\n\n" + str(note["content"])
+            return
+        self.history.append(note)
 
     def exhausted(self, turn: _Turn) -> None:
         limit = turn.allowed if isinstance(turn.allowed, int) else js_number(turn.allowed)
@@ -360,7 +379,21 @@ class _Loop:
             delay = self.back_off(turn.cuts, None)
             self.event("api_retry", {"attempt": turn.cuts, "status": None, "delay_ms": delay})
             return False
+        if self.taken(turn, answer):
+            return True
+        if turn.rejected + turn.retracted >= turn.allowed and not turn.resumed_unseen:
+            # The limit is checked again before the next request, after the reminder or
+            # the results went in: a limit of zero or less ends the run at the first
+            # answer without an object, whatever it was (probed); releases before
+            # 2.1.269 skip it after a recovery note they do not show (B-06).
+            self.exhausted(turn)
+            return True
+        return False
+
+    def taken(self, turn: _Turn, answer: wire.Answer) -> bool:
+        """A complete answer shown and answered: True when the run has ended."""
         turn.failures = turn.overloads = turn.cascade = 0
+        turn.resumed_unseen = False
         self.answers += 1
         mark = len(self.history)
         taking = self.answered(turn, answer)
@@ -380,21 +413,21 @@ class _Loop:
         if answer.midstream_error and outcome == "prose":
             if turn.resumes < MIDSTREAM_RESUMES and self.profile.resumes_broken_prose:  # B-22
                 turn.resumes += 1  # the model is asked to pick up where the stream broke
-                return self.resume(data.CUT_OFF_NOTICE)
+                return self.resume(turn, data.CUT_OFF_NOTICE)
             self.event("api_error_message")
             self.result({"is_error": True})
             return True
         if answer.stop_reason == "max_tokens" and outcome == "prose":
             if turn.cut_offs < MIDSTREAM_RESUMES:
                 turn.cut_offs += 1  # likewise after the output token limit
-                return self.resume(data.MAX_TOKENS_NOTICE)
+                return self.resume(turn, data.MAX_TOKENS_NOTICE)
             extra = {"api_error": "max_output_tokens", "api_error_params": {"cut": "output_limit"}}
-            text = versions.max_tokens_error(self.profile, turn.model)  # B-08
+            text = versions.max_tokens_error(self.profile, self.output_limit(turn.model))  # B-08
             message = {"text": text, "error": "max_output_tokens", "extra": extra}
             self.event("api_error_message", message)
             self.result({"is_error": True})
             return True
-        if not answer.blocks and not turn.nudged:
+        if not answer.blocks and not turn.nudged and not self.after_results():
             turn.nudged = True  # an empty answer gets one nudge before the prose rules
             self.event("enforce_reminder", data.NO_OUTPUT_NOTICE)
             self.history.append({"role": "user", "content": data.NO_OUTPUT_NOTICE})
@@ -411,19 +444,35 @@ class _Loop:
             self.result(fields)
             return True
         if outcome in ("rejected", "working"):
+            if answer.midstream_error:
+                self.event("api_error_message")  # shown only: the calls before the break stand
             return False
         if not turn.reminded:
             turn.reminded = True
             self.event("enforce_reminder")
-            reminder = {"type": "text", "text": data.ENFORCE_REMINDER}
-            self.history.append({"role": "user", "content": [reminder]})
+            if self.after_results():  # an empty answer after results: the reminder joins them
+                self.note(data.ENFORCE_REMINDER, past_token_note=True)
+            else:  # plain string content: a block only while it is last
+                self.history.append({"role": "user", "content": data.ENFORCE_REMINDER})
             return False
         # A second prose stop ends the turn; if its only objects were retracted, in error (LOOP-13).
         if turn.retracted:
             self.exhausted(turn)
-        else:
-            self.result({})
+        else:  # the answer's last text is the result, even a blank one the CLI did not show
+            ending: dict[str, Any] = {}
+            if answer.last_text is not None:
+                ending["result"] = answer.last_text
+            if answer.stop_reason is not None and not answer.midstream_error:
+                ending["stop_reason"] = answer.stop_reason  # the last answer's, shown or not
+            self.result(ending)
         return True
+
+    def output_limit(self, model: str) -> int | str:
+        """The output token limit the CLI names: the setting's, else the model's."""
+        setting = validator.env_int(self.settings.env.get("CLAUDE_CODE_MAX_OUTPUT_TOKENS"))
+        if setting is None or setting <= 0:
+            return self.profile.output_ceiling(model)
+        return setting if isinstance(setting, int) else js_number(setting)
 
     def answered(self, turn: _Turn, answer: wire.Answer) -> Taking:
         """Show the answer's blocks and run its calls (`answer`); the history grows by it."""
@@ -439,7 +488,8 @@ class _Loop:
         self.denials += taking.denials
         self.history += taking.messages()
         turn.quiet = 0 if taking.spoke else turn.quiet + bool(taking.calls)
-        if turn.quiet == QUIET_ANSWERS and not turn.nudged_quiet and taking.outcome != "accepted":
+        quiet = turn.quiet == QUIET_ANSWERS and self.profile.quiet_notice  # B-25
+        if quiet and not turn.nudged_quiet and taking.outcome != "accepted":
             turn.nudged_quiet = True  # once: the model is asked to keep the user posted
             self.history.append({"role": "system", "content": QUIET_NOTICE})
         return taking
@@ -487,16 +537,40 @@ class _Loop:
         turn.model = target
         return False
 
-    def note(self, text: str) -> None:
-        """A meta text for the model, joined to the last user message when there is one."""
+    def after_results(self) -> bool:
+        """
+        Whether the conversation ends on tool results: an empty answer then is no
+        nudge but a prose stop, its reminder joined to the results (probed).  The
+        token note releases before 2.1.314 add after results (B-14) does not count:
+        2.1.235 joins the reminder to the results before it (probed).
+        """
+        last = self._last_user(past_token_note=True)
+        if last is None:
+            return False
+        content = last["content"]
+        return isinstance(content, list) and any(b.get("type") == "tool_result" for b in content)
+
+    def _last_user(self, *, past_token_note: bool = False) -> dict[str, Any] | None:
+        """The conversation's last message if it is the user's, maybe before a token note."""
+        end = len(self.history)
+        if past_token_note and end and versions.is_token_note(self.history[-1]):
+            end -= 1
+        return self.history[end - 1] if end and self.history[end - 1]["role"] == "user" else None
+
+    def note(self, text: str, *, past_token_note: bool = False) -> None:
+        """
+        A meta text for the model, joined to the last user message when there is
+        one (the enforce reminder after results: the one before a token note).
+        """
         block = {"type": "text", "text": text}
-        if self.history and self.history[-1]["role"] == "user":
-            content = self.history[-1]["content"]
+        last = self._last_user(past_token_note=past_token_note)
+        if last is not None:
+            content = last["content"]
             if isinstance(content, str):
-                content = self.history[-1]["content"] = [{"type": "text", "text": content}]
+                content = last["content"] = [{"type": "text", "text": content}]
             content.append(block)
-        else:
-            self.history.append({"role": "user", "content": [block]})
+        else:  # plain string content, as the reminder: a block only while it is last
+            self.history.append({"role": "user", "content": text})
 
     def retract(self, mark: int, model: str, target: str) -> int:
         """
@@ -618,8 +692,10 @@ def run_claude(
         json_shape=None,
     )
     renderer = ClaudeRenderer(ctx)
-    if parsed.text("model") is None:
-        renderer.model = profile.default_model  # B-07
+    aliases, known = dict(profile.model_aliases), profile.known_models()  # B-29
+    chosen = data.chosen_model(env.get("ANTHROPIC_MODEL"), aliases, known)
+    if parsed.text("model") is None:  # the release's default unless ANTHROPIC_MODEL names one
+        renderer.model = profile.default_model if chosen is None else chosen  # B-07
     settings = _Settings(
         env,
         taken,
@@ -633,10 +709,12 @@ def run_claude(
         profile=profile,
     )
     bench = Bench(
-        here, workdir or here, env, tuple(allowed_tools), renderer.session_id, renderer.ids
+        here, workdir or here, env, tuple(allowed_tools), renderer.session_id, renderer.ids, profile
     )
     loop = _Loop(client, base_url, renderer, settings, bench)
-    warnings = "".join(f"{line}\n" for line in taken.warnings)
+    # The notice's own test of a name is not the suffix's (B-29): the pinned list's.
+    unknown = data.unrecognized_model(env.get("ANTHROPIC_MODEL"), aliases)
+    warnings = "".join(f"{line}\n" for line in (*taken.warnings, *([unknown] if unknown else [])))
     try:
         loop.run(prompt, renderer.model)
     except httpx.TimeoutException:

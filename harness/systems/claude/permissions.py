@@ -46,8 +46,17 @@ READERS: dict[str, str | None] = {
     "sleep": None,
     "tr": None,
 }
-#: Commands that create, change or remove the files they name.
-WRITERS = frozenset({"touch", "mkdir", "rm", "rmdir", "cp", "mv", "ln", "chmod"})
+#: Commands that create, change or remove the files they name, with what the refusal
+#: of releases before 2.1.281 says they would do (B-27).  ``chmod`` and ``ln`` are not
+#: among them: every probed release answers them "This command requires approval".
+WRITERS = {
+    "touch": "create or modify files in",
+    "mkdir": "create directories in",
+    "rm": "remove files from",
+    "rmdir": "remove directories from",
+    "cp": "copy files to/from",
+    "mv": "move files to/from",
+}
 _SEPARATORS = frozenset({";", "&&", "||", "|", "&", "|&"})
 _REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>"})
 _INSIDE_TAIL = (
@@ -59,6 +68,11 @@ _OUTSIDE_TAIL = (
     "the command as written."
 )
 APPROVAL = "This command requires approval"
+#: How releases before 2.1.281 refuse a write anywhere, inside the project or not (B-27).
+_BLOCKED = (
+    "{what} was blocked. For security, Claude Code may only {verb} the allowed working "
+    "directories for this session: '{cwd}'."
+)
 _DEVICES = Path("/dev")
 SEVERAL = "This Bash command contains multiple operations. The following part requires approval: "
 
@@ -108,8 +122,11 @@ def _segments(command: str) -> list[list[str]] | None:
     return [part for part in parts if part]
 
 
-def _refusal(words: list[str], cwd: Path) -> tuple[str, str] | None:
-    """Why one simple command needs approval (its words, the reason type), if it does."""
+def _refusal(words: list[str], cwd: Path, asks: bool) -> tuple[str, str] | None:
+    """
+    Why one simple command needs approval (its words, the reason type), if it
+    does; ``asks``: a write is said to need approval (B-27), else to be blocked.
+    """
     name, arguments, targets = words[0], [], []
     rest = iter(words[1:])
     for word in rest:
@@ -124,6 +141,8 @@ def _refusal(words: list[str], cwd: Path) -> tuple[str, str] | None:
         if not paths:
             return APPROVAL, "other"
         path = _absolute(paths[0], cwd)
+        if not asks:
+            return _BLOCKED.format(what=f"{name} in '{path}'", verb=WRITERS[name], cwd=cwd), "other"
         tail = _INSIDE_TAIL if inside(path, cwd) else _OUTSIDE_TAIL
         return f"{name} in '{path}' needs approval. {tail.format(cwd=cwd)}", "other"
     if name not in READERS:
@@ -143,18 +162,24 @@ def _refusal(words: list[str], cwd: Path) -> tuple[str, str] | None:
         if target == "/dev/null":
             continue
         path = _absolute(target, cwd)
+        if not asks:
+            what = f"Output redirection to '{path}'"
+            return _BLOCKED.format(what=what, verb="write to files in", cwd=cwd), "other"
         tail = _INSIDE_TAIL if inside(path, cwd) else _OUTSIDE_TAIL
         return f"Output redirection to '{path}' needs approval. {tail.format(cwd=cwd)}", "other"
     return None
 
 
-def bash(command: str, cwd: Path, *, allowed: bool) -> Verdict:
-    """What Claude Code's rules make of ``command`` run in ``cwd``."""
+def bash(command: str, cwd: Path, *, allowed: bool, asks: bool = True) -> Verdict:
+    """
+    What Claude Code's rules make of ``command`` run in ``cwd``; ``asks`` as the
+    profile's ``asks_approval`` (B-27).
+    """
     segments = _segments(command)
     refusals = (
         [(APPROVAL, "other")]
         if segments is None
-        else [r for r in (_refusal(words, cwd) for words in segments) if r is not None]
+        else [r for r in (_refusal(words, cwd, asks) for words in segments) if r is not None]
     )
     read_only = not refusals
     if allowed:
@@ -163,6 +188,6 @@ def bash(command: str, cwd: Path, *, allowed: bool) -> Verdict:
         return Verdict(None, True, "subcommandResults")
     message, reason = refusals[0]
     if message == APPROVAL and segments is not None and len(segments) > 1:
-        words = next(w for w in segments if _refusal(w, cwd) == (APPROVAL, "other"))
+        words = next(w for w in segments if _refusal(w, cwd, asks) == (APPROVAL, "other"))
         return Verdict(SEVERAL + " ".join(words), False, "subcommandResults")
     return Verdict(message, False, reason)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from harness.systems.claude.rows import ROWS
 from harness.systems.profiles import Table, entry
 from providers_fake.cli.claude import data
 
@@ -83,13 +84,15 @@ CLAUDE = Table(
             "shows_recovery_notes",
             "<2.1.269",
             False,
-            f"B-06 ({_B}): resume notes sent but not printed nor counted up to 2.1.268",
+            f"B-06 ({_B}): resume notes sent but not printed nor counted up to 2.1.268, "
+            "nor followed by the attempts-limit check",
         ),
         entry(
             "shows_recovery_notes",
             ">=2.1.269",
             True,
-            f"B-06 ({_B}): 2.1.269 prints them as user lines and counts them in num_turns",
+            f"B-06 ({_B}): 2.1.269 prints them as user lines, counts them in num_turns "
+            "and checks the attempts limit after them",
         ),
         entry(
             "default_model",
@@ -355,6 +358,7 @@ CLAUDE = Table(
             6,
             f"B-16 ({_B}): Ajv's multipleOfPrecision: 6 from 2.1.287 (0.07 is a multiple of 0.01)",
         ),
+        *ROWS,
     ),
 )
 
@@ -388,6 +392,15 @@ class ClaudeProfile:
     multiple_of_precision: int | None
     resumes_broken_prose: bool
     continue_note: bool
+    quiet_notice: bool
+    cwd_notes: bool
+    asks_approval: bool
+    case_hint: bool
+    missing_as_unknown: bool
+    #: ANTHROPIC_MODEL's aliases and the model each sends.
+    model_aliases: tuple[tuple[str, str], ...]
+    #: The pinned release's known models this one does not know.
+    unknown_models: tuple[str, ...]
 
     @classmethod
     def of(cls, version: str | None = None) -> ClaudeProfile:
@@ -398,6 +411,14 @@ class ClaudeProfile:
     def output_ceiling(self, model: str) -> int:
         """The ``max_tokens`` a model gets, as B-08 found it per release."""
         return dict(self.output_ceilings).get(model, DEFAULT_CEILING)
+
+    def known_models(self) -> frozenset[str]:
+        """The model ids the release knows (B-29)."""
+        return data.KNOWN_MODELS - frozenset(self.unknown_models)
+
+    def agent(self) -> str:
+        """The AI_AGENT a command sees: it names the release (B-30)."""
+        return f"claude-code_{self.version.replace('.', '-')}_agent"
 
     def display_name(self, base: str) -> str:
         """How the CLI names the default model running with the 1M-context beta (B-07)."""
@@ -452,9 +473,12 @@ def refusal_text(profile: ClaudeProfile, model: str, message_id: str) -> str:
     return text
 
 
-def max_tokens_error(profile: ClaudeProfile, model: str) -> str:
-    """The run's end after four answers cut by the output limit, naming the model's ceiling."""
-    return data.MAX_TOKENS_ERROR.replace("128000", str(profile.output_ceiling(model)))
+def max_tokens_error(profile: ClaudeProfile, limit: int | str) -> str:
+    """
+    The run's end after four answers cut by the output limit, naming the limit:
+    CLAUDE_CODE_MAX_OUTPUT_TOKENS when it sets one, else the model's ceiling.
+    """
+    return data.MAX_TOKENS_ERROR.format(limit=limit)
 
 
 def wrapped(profile: ClaudeProfile, text: str) -> str:
@@ -465,6 +489,16 @@ def wrapped(profile: ClaudeProfile, text: str) -> str:
 def token_note(tokens_left: int) -> dict[str, object]:
     """The system message older releases add after tool results (B-14)."""
     return {"role": "system", "content": f"<total_tokens>{tokens_left} tokens left</total_tokens>"}
+
+
+def is_token_note(message: Mapping[str, object]) -> bool:
+    """Whether a message of the conversation is, or ends with, a token note (B-14)."""
+    content = message.get("content")
+    return (
+        message.get("role") == "system"
+        and isinstance(content, str)
+        and content.endswith("</total_tokens>")
+    )
 
 
 def input_type_error(profile: ClaudeProfile, value: object) -> str | None:

@@ -35,6 +35,7 @@ from typing import Any
 from harness.catalogue import jsonvalue
 from harness.systems import sandbox
 from harness.systems.claude import permissions
+from harness.systems.claude.profile import ClaudeProfile
 from providers_fake.cli.claude import data
 
 TYPE_CHECKING = False
@@ -52,7 +53,6 @@ PREVIEW = 2_000
 BASH_TIMEOUT = 10.0
 _LETTERS = "0123456789abcdefghijklmnopqrstuvwxyz"
 UNREAD = "File has not been read yet. Read it first before writing to it."
-AGENT = f"claude-code_{data.VERSION.replace('.', '-')}_agent"
 
 #: Each built-in tool's input schema as far as the model checks it: the fields in the
 #: schema's order, each with its JSON type and whether it is required.
@@ -129,13 +129,16 @@ _HINTS = {
 }
 
 
-def no_such_tool(name: str) -> str:
-    """The CLI's words for a call of a tool it does not have."""
+def no_such_tool(name: str, *, case_hint: bool = True) -> str:
+    """
+    The CLI's words for a call of a tool it does not have; ``case_hint``: a
+    name that is a tool's in another case says so (from 2.1.282, B-28).
+    """
     text = f"Error: No such tool available: {name}"
     same = [tool for tool in data.TOOLS if tool.lower() == name.lower()]
     if name in _HINTS:
         return f"{text}. {_HINTS[name]}"
-    if same:
+    if same and case_hint:
         return f"{text}. Tool names are case-sensitive: call {same[0]} instead."
     return text
 
@@ -177,13 +180,21 @@ def with_defaults(name: str, value: object) -> object:
     return value
 
 
-def _input_error(name: str, issues: list[dict[str, Any]]) -> tuple[str, str]:
+def _input_error(
+    name: str, issues: list[dict[str, Any]], missing_as_unknown: bool = False
+) -> tuple[str, str]:
+    """
+    The tool_result and line of an input its schema refuses; ``missing_as_unknown``:
+    a missing parameter is worded as one of type `unknown` (2.1.260-2.1.284, B-32).
+    """
     said = []
     for issue in issues:
         if issue["code"] == "unrecognized_keys":
             said += [f"An unexpected parameter `{key}` was provided" for key in issue["keys"]]
             continue
         key, received = issue["path"][0], issue["message"].rsplit(" ", 1)[-1]
+        if received == "undefined" and missing_as_unknown:
+            received = "unknown"
         if received == "undefined":
             said.append(f"The required parameter `{key}` is missing")
         else:
@@ -220,6 +231,8 @@ class Bench:
     allowed: tuple[str, ...]
     session_id: str
     ids: Ids
+    #: The release modelled: its words and notes where they differ (B-26 to B-28).
+    profile: ClaudeProfile = field(default_factory=ClaudeProfile.of)
     #: Where the shell is: a ``cd`` inside the project carries over to the next call.
     shell_cwd: Path | None = None
     #: Where the shell moved to and from since the loop last asked (`moved`).
@@ -233,11 +246,11 @@ class Bench:
     def start(self, call: Call) -> Result | Pending:
         """A call's result when it is known at once, else the command it will run."""
         if call.name not in data.TOOLS:
-            text = no_such_tool(call.name)
+            text = no_such_tool(call.name, case_hint=self.profile.case_hint)
             return _error(call, f"<tool_use_error>{text}</tool_use_error>", text, None)
         issues = input_problems(call.name, call.input)
         if issues:
-            content, line = _input_error(call.name, issues)
+            content, line = _input_error(call.name, issues, self.profile.missing_as_unknown)
             return _error(call, content, line, None)
         given = call.input if isinstance(call.input, dict) else {}
         if call.name == "Bash":
@@ -249,7 +262,8 @@ class Bench:
         return _error(call, f"<tool_use_error>{text}</tool_use_error>", f"Error: {text}", None)
 
     def _bash(self, call: Call, command: str) -> Result | Pending:
-        verdict = permissions.bash(command, self.cwd, allowed="Bash" in self.allowed)
+        asks = self.profile.asks_approval
+        verdict = permissions.bash(command, self.cwd, allowed="Bash" in self.allowed, asks=asks)
         if verdict.refusal is not None:
             return self._denied(call, call.input, verdict.refusal, verdict.reason_type)
         return Pending(call, command, verdict.read_only, verdict.reason_type or "rule")
@@ -291,13 +305,16 @@ class Bench:
         return Result(block, f"Error: {message}", meta, message, denial)
 
     def moved(self) -> list[str]:
-        """The CLI's notes to the model for each move of the shell's folder, then forgets them."""
+        """
+        The CLI's notes to the model for each move of the shell's folder, then
+        forgets them; releases before 2.1.268 move it without a word (B-26).
+        """
         notes = [
             f"# Environment update\n - Primary working directory: {new} (was {old})"
             for old, new in self.moves
         ]
         self.moves.clear()
-        return notes
+        return notes if self.profile.cwd_notes else []
 
     # -- running -----------------------------------------------------------------------
 
@@ -314,7 +331,7 @@ class Bench:
         env.setdefault("CLAUDE_CODE_ENTRYPOINT", "sdk-cli")
         env.update(
             {
-                "AI_AGENT": AGENT,
+                "AI_AGENT": self.profile.agent(),
                 "CLAUDECODE": "1",
                 "CLAUDE_CODE_CHILD_SESSION": "1",
                 "CLAUDE_CODE_SESSION_ATTENDED": "0",

@@ -15,6 +15,7 @@ decides what to do with them is `harness.systems.claude.loop`.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -33,7 +34,28 @@ TOOL_DESCRIPTION = (
     "structured output."
 )
 _EPHEMERAL = {"type": "ephemeral"}
+#: The values by which the CLI reads a boolean environment setting as on.
+TRUTHY = frozenset({"1", "true", "yes", "on"})
 HEADERS = {"anthropic-version": "2023-06-01", "x-api-key": "reference-model"}
+SENT = {**HEADERS, "content-type": "application/json"}
+
+
+def env_on(value: str | None) -> bool:
+    """A boolean environment setting as the CLI reads it (trimmed, any case)."""
+    return value is not None and value.strip().lower() in TRUTHY
+
+
+def encoded(body: Mapping[str, Any]) -> bytes:
+    """
+    A request body as the CLI sends it: UTF-8, where a lone surrogate (from an
+    escape in the schema, say) becomes U+FFFD (probed), and Python's encoder
+    would fail.
+    """
+    text = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return _LONE_SURROGATE.sub("\ufffd", text).encode()
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def tool_definition(
@@ -59,16 +81,17 @@ def request_body(  # noqa: PLR0917 - one call site, each argument a different th
     resumed: Sequence[dict[str, Any]] = (),
     *,
     stream: bool = True,
+    caching: bool = True,
 ) -> dict[str, object]:
     messages: list[dict[str, Any]] = [
         *(json.loads(json.dumps(m)) for m in resumed),
         asked(prompt, resumed=bool(resumed)),
         *(json.loads(json.dumps(m)) for m in history),
     ]
-    if isinstance(messages[-1]["content"], str):  # sent as a block to carry the cache mark
+    if isinstance(messages[-1]["content"], str):  # the last message goes as blocks
         messages[-1]["content"] = [{"type": "text", "text": messages[-1]["content"]}]
-    last = messages[-1]["content"][-1]
-    last["cache_control"] = dict(_EPHEMERAL)
+    if caching:  # DISABLE_PROMPT_CACHING leaves the last block without the mark (probed)
+        messages[-1]["content"][-1]["cache_control"] = dict(_EPHEMERAL)
     return {
         "model": model,
         "messages": messages,
@@ -93,6 +116,18 @@ class Answer:
     #: The connection closed before ``message_stop``: the CLI retries the request whole.
     truncated: bool = False
     message_id: str = "msg_0"
+    #: The last text block, blank or not: a run that ends on this answer's prose has it
+    #: as its result even when it is not shown.
+    last_text: str | None = None
+
+    def take(self, block: dict[str, Any]) -> None:
+        """A completed block; a blank text block is neither shown nor sent back (probed)."""
+        text = block.get("text")
+        if block.get("type") == "text" and isinstance(text, str):
+            self.last_text = text
+            if not text.strip():
+                return
+        self.blocks.append(block)
 
 
 def _sse_events(lines: Iterator[str]) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -143,7 +178,7 @@ def read_answer(response: httpx.Response) -> Answer:
                 if block["type"] == "tool_use":
                     block["raw"] = partial[event["index"]] or "{}"
                     block["input"] = json.loads(block["raw"])
-                answer.blocks.append(block)
+                answer.take(block)
             elif kind == "message_delta":
                 answer.stop_reason = event["delta"].get("stop_reason")
     except httpx.TimeoutException:
@@ -166,7 +201,7 @@ def read_message(response: httpx.Response) -> Answer:
             kept = dict(block)
             if kept.get("type") == "tool_use":
                 kept["raw"] = json.dumps(kept.get("input", {}))
-            answer.blocks.append(kept)
+            answer.take(kept)
     except (ValueError, KeyError, TypeError, AttributeError):
         answer.truncated = True
     return answer

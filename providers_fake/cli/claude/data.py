@@ -7,9 +7,38 @@ new capture at a glance when the reference CLI version moves.
 
 from __future__ import annotations
 
+import json
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from collections.abc import Set as AbstractSet
+
 VERSION = "2.1.328"
 DEFAULT_MODEL = "claude-opus-5-5"
 DEFAULT_FALLBACK = "claude-sonnet-5"
+#: The aliases ANTHROPIC_MODEL may name, and the model each sends (probed on the binary;
+#: ``opusplan`` is Opus in plan mode only, so a ``-p`` run sends Sonnet).
+MODEL_ALIASES = {
+    "opus": "claude-opus-5-5",
+    "best": "claude-opus-5-5",
+    "sonnet": "claude-sonnet-5-5",
+    "opusplan": "claude-sonnet-5-5",
+    "haiku": "claude-haiku-5-5",
+    "fable": "claude-fable-5-2",
+}
+#: The suffix asking for the long context window: never part of the model id sent.
+LONG_CONTEXT = "[1m]"
+#: The model ids 2.1.328 knows (read in the binary): others are sent, with a notice.
+KNOWN_MODELS = frozenset({
+    "claude-3-5-haiku", "claude-3-5-sonnet", "claude-3-7-sonnet", "claude-fable-5",
+    "claude-fable-5-1", "claude-fable-5-2", "claude-haiku-4-5", "claude-haiku-5-5",
+    "claude-mythos-5", "claude-mythos-5-1", "claude-mythos-5-2", "claude-opus-4-0",
+    "claude-opus-4-1", "claude-opus-4-5", "claude-opus-4-6", "claude-opus-4-7",
+    "claude-opus-4-8", "claude-opus-5", "claude-opus-5-5", "claude-sonnet-4-0",
+    "claude-sonnet-4-5", "claude-sonnet-4-6", "claude-sonnet-5", "claude-sonnet-5-5",
+})  # fmt: skip
+UNRECOGNIZED_MODEL = "[claude-code:unrecognized_model]"
 
 # fmt: off
 TOOLS = [
@@ -152,8 +181,10 @@ MAX_TOKENS_NOTICE = (
     "smaller pieces."
 )
 #: ... and the run's end when the fourth answer is cut as well.
+#: ``limit`` is the run's output token limit: CLAUDE_CODE_MAX_OUTPUT_TOKENS when it
+#: sets one, else the model's own (probed).
 MAX_TOKENS_ERROR = (
-    "API Error: Claude's response exceeded the 128000 output token maximum. To configure this "
+    "API Error: Claude's response exceeded the {limit} output token maximum. To configure this "
     "behavior, set the CLAUDE_CODE_MAX_OUTPUT_TOKENS environment variable."
 )
 #: The synthetic user message after an answer with no content at all (once per turn).
@@ -161,3 +192,64 @@ NO_OUTPUT_NOTICE = (
     "[Your previous response had no visible output. Please continue and produce a "
     "user-visible response.]"
 )
+
+
+def chosen_model(
+    setting: str | None,
+    aliases: Mapping[str, str] = MODEL_ALIASES,
+    known: AbstractSet[str] = KNOWN_MODELS,
+) -> str | None:
+    """
+    The model id the CLI sends for an ANTHROPIC_MODEL setting, or None when it
+    is unset or empty (the default model then).  Probed on 2.1.328: the value is
+    trimmed; an alias, in any case and with or without the long-context suffix,
+    becomes its model; any other name is sent as written, except that the
+    suffix is cut out wherever it appears and, with it, a model the CLI knows
+    (in any case) is sent as it spells it.  Other releases have other
+    ``aliases`` and ``known`` models (their profile's).
+    """
+    if not setting:
+        return None
+    name = setting.strip()
+    lowered = name.lower()
+    alias = aliases.get(_without_suffix(lowered))
+    if alias is not None:
+        return alias
+    if LONG_CONTEXT not in lowered:
+        return name
+    bare = _without_suffix(name)
+    return bare.lower() if bare.lower() in known else bare
+
+
+def unrecognized_model(
+    setting: str | None,
+    aliases: Mapping[str, str] = MODEL_ALIASES,
+    known: AbstractSet[str] = KNOWN_MODELS,
+) -> str | None:
+    """
+    The line the CLI prints on stderr when ANTHROPIC_MODEL names neither an
+    alias nor a model it knows (in any case); a name with the long-context
+    suffix is shown with the suffix at its end, in lower case.
+    """
+    if not setting:
+        return None
+    name = setting.strip()
+    bare = _without_suffix(name.lower())
+    if bare in aliases or bare in known:
+        return None
+    if LONG_CONTEXT in name.lower():
+        name = name[: -len(LONG_CONTEXT)] if name.lower().endswith(LONG_CONTEXT) else name
+        name += LONG_CONTEXT
+    shown = json.dumps(
+        {"model": name, "query_source": "sdk"}, ensure_ascii=False, separators=(",", ":")
+    )
+    return f"{UNRECOGNIZED_MODEL} {shown}"
+
+
+def _without_suffix(name: str) -> str:
+    out, at = [], 0
+    lowered = name.lower()
+    while (found := lowered.find(LONG_CONTEXT, at)) >= 0:
+        out.append(name[at:found])
+        at = found + len(LONG_CONTEXT)
+    return "".join(out) + name[at:]

@@ -79,7 +79,8 @@ class ClaudeRenderer(Renderer):
         parsed = ctx.parsed
         self.mode = parsed.output_format
         self.session_id = parsed.text("session_id") or self.ids.uuid4()
-        self.model = parsed.text("model") or self.default_model
+        chosen = data.chosen_model(ctx.env.get("ANTHROPIC_MODEL"))
+        self.model = parsed.text("model") or (self.default_model if chosen is None else chosen)
         self.fallback_model = parsed.text("fallback_model") or data.DEFAULT_FALLBACK
         self.state = ResultState()
         self.requests = 0  # API requests made so far, failed ones included

@@ -1,0 +1,200 @@
+"""
+Rows of the Claude Code profile about the session around the loop: the tools'
+words, the notes to the model, and the models a release names and knows.
+
+Kept apart from `harness.systems.claude.profile` (which builds the table from
+these and its own rows) to keep each module short; every row cites the note of
+docs/versions.md that found it, B-25 onwards, each bisected on the installed
+releases (2.1.235 to 2.1.332) with the catalogue's scenarios or single probes.
+"""
+
+from __future__ import annotations
+
+from harness.systems.profiles import Entry, entry
+from providers_fake.cli.claude import data
+
+_B = "docs/versions.md"
+
+#: The aliases of ANTHROPIC_MODEL per range of releases (B-29, probed on each release
+#: named): each range changes the previous one's table where it says.
+_ALIASES_235 = (
+    ("opus", "claude-opus-5"),
+    ("best", "claude-opus-5"),
+    ("sonnet", "claude-sonnet-5"),
+    ("opusplan", "claude-sonnet-5"),
+    ("haiku", "claude-haiku-4-5-20251001"),
+    ("fable", "claude-fable-5"),
+)
+
+
+def _changed(table: tuple[tuple[str, str], ...], **moved: str) -> tuple[tuple[str, str], ...]:
+    return tuple((alias, moved.get(alias, model)) for alias, model in table)
+
+
+_ALIASES_259 = _changed(_ALIASES_235, fable="claude-fable-5-1")
+_ALIASES_277 = _changed(_ALIASES_259, best="claude-fable-5-1")
+_ALIASES_280 = _changed(_ALIASES_277, opus="claude-opus-5-5")
+_ALIASES_284 = _changed(_ALIASES_280, sonnet="claude-sonnet-5-5", opusplan="claude-sonnet-5-5")
+_ALIASES_300 = _changed(_ALIASES_284, haiku="claude-haiku-5-5")
+#: From 2.1.325 the pinned table (best: claude-opus-5-5, fable: claude-fable-5-2).
+_ALIASES_325 = tuple(data.MODEL_ALIASES.items())
+
+#: The pinned release's known model ids that older ones do not know yet (B-29, static:
+#: the id's string is absent from the binary; probed where a scenario reaches it).
+_UNKNOWN_235 = (
+    "claude-fable-5-1", "claude-fable-5-2", "claude-haiku-5-5", "claude-mythos-5-1",
+    "claude-mythos-5-2", "claude-opus-5-5", "claude-sonnet-5-5",
+)  # fmt: skip
+_UNKNOWN_259 = ("claude-fable-5-2", "claude-haiku-5-5", "claude-mythos-5-2", "claude-opus-5-5",
+                "claude-sonnet-5-5")  # fmt: skip
+_UNKNOWN_280 = ("claude-fable-5-2", "claude-haiku-5-5", "claude-mythos-5-2", "claude-sonnet-5-5")
+_UNKNOWN_284 = ("claude-fable-5-2", "claude-haiku-5-5", "claude-mythos-5-2")
+_UNKNOWN_300 = ("claude-fable-5-2", "claude-mythos-5-2")
+
+ROWS: tuple[Entry, ...] = (
+    entry(
+        "quiet_notice",
+        "<2.1.280",
+        False,
+        f"B-25 ({_B}): no note that the user has not heard from the model, up to 2.1.278",
+    ),
+    entry(
+        "quiet_notice",
+        ">=2.1.280",
+        True,
+        f"B-25 ({_B}): after five quiet answers the model is told so, from 2.1.280",
+    ),
+    entry(
+        "cwd_notes",
+        "<2.1.268",
+        False,
+        f"B-26 ({_B}): a cd inside the project carries over unannounced up to 2.1.267",
+    ),
+    entry(
+        "cwd_notes",
+        ">=2.1.268",
+        True,
+        f"B-26 ({_B}): 2.1.268 tells the model '# Environment update' after such a cd",
+    ),
+    entry(
+        "asks_approval",
+        "<2.1.281",
+        False,
+        f"B-27 ({_B}): a write or redirection 'was blocked. For security, ...', up to 2.1.280",
+    ),
+    entry(
+        "asks_approval",
+        ">=2.1.281",
+        True,
+        f"B-27 ({_B}): 2.1.281 says it 'needs approval', inside or outside the project",
+    ),
+    entry(
+        "case_hint",
+        "<2.1.282",
+        False,
+        f"B-28 ({_B}): a misspelt tool's case gets no hint up to 2.1.281",
+    ),
+    entry(
+        "case_hint",
+        ">=2.1.282",
+        True,
+        f"B-28 ({_B}): 2.1.282 adds 'Tool names are case-sensitive: call X instead.'",
+    ),
+    entry(
+        "missing_as_unknown",
+        "<2.1.260",
+        False,
+        f"B-32 ({_B}): 'The required parameter `X` is missing' up to 2.1.259",
+    ),
+    entry(
+        "missing_as_unknown",
+        ">=2.1.260,<2.1.285",
+        True,
+        f"B-32 ({_B}): 'The parameter `X` type is expected as `T` but provided as `unknown`', "
+        "2.1.260-2.1.284",
+    ),
+    entry(
+        "missing_as_unknown",
+        ">=2.1.285",
+        False,
+        f"B-32 ({_B}): 'is missing' again from 2.1.285",
+    ),
+    entry(
+        "model_aliases",
+        "<2.1.259",
+        _ALIASES_235,
+        f"B-29 ({_B}): the aliases of 2.1.235 and 2.1.250",
+    ),
+    entry(
+        "model_aliases",
+        ">=2.1.259,<2.1.277",
+        _ALIASES_259,
+        f"B-29 ({_B}): fable is claude-fable-5-1 (2.1.259-2.1.275)",
+    ),
+    entry(
+        "model_aliases",
+        ">=2.1.277,<2.1.280",
+        _ALIASES_277,
+        f"B-29 ({_B}): best is claude-fable-5-1 (2.1.277, 2.1.278)",
+    ),
+    entry(
+        "model_aliases",
+        ">=2.1.280,<2.1.284",
+        _ALIASES_280,
+        f"B-29 ({_B}): opus is claude-opus-5-5 (2.1.280-2.1.283)",
+    ),
+    entry(
+        "model_aliases",
+        ">=2.1.284,<2.1.300",
+        _ALIASES_284,
+        f"B-29 ({_B}): sonnet and opusplan are claude-sonnet-5-5 (2.1.284-2.1.290)",
+    ),
+    entry(
+        "model_aliases",
+        ">=2.1.300,<2.1.325",
+        _ALIASES_300,
+        f"B-29 ({_B}): haiku is claude-haiku-5-5 (2.1.300-2.1.319)",
+    ),
+    entry(
+        "model_aliases",
+        ">=2.1.325",
+        _ALIASES_325,
+        f"B-29 ({_B}): best is claude-opus-5-5, fable claude-fable-5-2 (2.1.325-2.1.332)",
+    ),
+    entry(
+        "unknown_models",
+        "<2.1.259",
+        _UNKNOWN_235,
+        f"B-29 ({_B}): static, 2.1.235 and 2.1.250",
+    ),
+    entry(
+        "unknown_models",
+        ">=2.1.259,<2.1.280",
+        _UNKNOWN_259,
+        f"B-29 ({_B}): static, 2.1.259-2.1.278 know claude-fable-5-1 and claude-mythos-5-1",
+    ),
+    entry(
+        "unknown_models",
+        ">=2.1.280,<2.1.284",
+        _UNKNOWN_280,
+        f"B-29 ({_B}): 2.1.280 knows claude-opus-5-5 (probed)",
+    ),
+    entry(
+        "unknown_models",
+        ">=2.1.284,<2.1.300",
+        _UNKNOWN_284,
+        f"B-29 ({_B}): 2.1.284 knows claude-sonnet-5-5 (probed)",
+    ),
+    entry(
+        "unknown_models",
+        ">=2.1.300,<2.1.325",
+        _UNKNOWN_300,
+        f"B-29 ({_B}): static, 2.1.300-2.1.319 know claude-haiku-5-5",
+    ),
+    entry(
+        "unknown_models",
+        ">=2.1.325",
+        (),
+        f"B-29 ({_B}): static, from 2.1.325 every model the pinned release knows",
+    ),
+)
