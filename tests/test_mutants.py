@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 import sys
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -165,3 +165,64 @@ def test_install_leaves_other_constants_of_the_same_value_alone(module: str) -> 
     mutant, source = _mutant(module, "[constant] 3 -> 4")
     install(mutant, source)  # type: ignore[arg-type]
     assert {(n, a) for n, a in threes if getattr(sys.modules[n], a) != 3} == set()
+
+
+SUPER_SOURCE = textwrap.dedent(
+    '''\
+    """Methods that call a zero-argument super(), which needs the __class__ cell."""
+
+
+    class Base:
+        def text(self):
+            return "base"
+
+
+    class Child(Base):
+        def __init__(self):
+            self.ready = True
+            super().__init__()
+
+        def text(self):
+            own = ""
+            return own if own else super().text()
+    '''
+)
+
+
+@pytest.fixture
+def super_module(tmp_path: Path) -> Iterator[str]:
+    (tmp_path / "harness_mutant_super.py").write_text(SUPER_SOURCE)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        yield "harness_mutant_super"
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("harness_mutant_super", None)
+
+
+@pytest.mark.parametrize(
+    ("shown", "check"),
+    [
+        # The mutant drops the method's only super(): its code loses __class__.
+        ("[delete] super().__init__() -> pass", lambda m: m.Child().ready),
+        (
+            "[return] return own if own else super().text() -> return None",
+            lambda m: m.Child().text() is None,
+        ),
+        # A mutant that keeps super() still installs and still reaches the base.
+        ("[constant] '' -> 'X'", lambda m: m.Child().text() == "X"),
+    ],
+)
+def test_install_a_mutant_of_a_method_that_calls_super(
+    super_module: str, shown: str, check: Callable[[object], bool]
+) -> None:
+    [mutant] = [
+        m
+        for m in mutants(super_module, SUPER_SOURCE, "super.py")
+        if f"[{m.operator}] {m.original} -> {m.mutated}" == shown
+    ]
+    live = importlib.import_module(super_module)
+    assert live.Child().text() == "base"
+    install(mutant, SUPER_SOURCE)
+    assert check(live)
+    assert live.Child.__init__.__code__.co_freevars == ("__class__",)

@@ -290,10 +290,46 @@ def install(mutant: Mutant, source: str) -> None:
         function = _function(found)
         if function is None:
             raise ValueError(f"cannot find {mutant.scope} in {mutant.module}")
-        code = compile(tree, mutant.path, "exec")
-        function.__code__ = _code_of(code, _qualname(function))
+        function.__code__ = _mutated_code(tree, mutant, function)
         return
     _rebind(mutant, tree, live, owner)
+
+
+def _mutated_code(tree: ast.Module, mutant: Mutant, function: types.FunctionType) -> types.CodeType:
+    """
+    The code of the mutated ``function``, with the free variables the live one has.
+
+    A function's closure cannot be changed, and its code may only be swapped
+    for one with the same free variables.  A mutant can drop the last use of
+    one (deleting ``super().__init__(...)`` drops the implicit ``__class__``
+    cell the compiler adds for a zero-argument ``super``), so each lost name is
+    referenced again in a branch that never runs: the compiler then keeps the
+    cell and the mutant runs without it.
+    """
+    qualname = _qualname(function)
+    code = _code_of(compile(tree, mutant.path, "exec"), qualname)
+    lost = [name for name in function.__code__.co_freevars if name not in code.co_freevars]
+    if lost:
+        node = _definition_node(tree, mutant.scope.split("."))
+        keep = ast.Tuple([ast.Name(name, ast.Load()) for name in lost], ast.Load())
+        node.body.append(ast.If(ast.Constant(False), [ast.Expr(keep)], []))
+        ast.fix_missing_locations(tree)
+        code = _code_of(compile(tree, mutant.path, "exec"), qualname)
+    return code
+
+
+def _definition_node(tree: ast.Module, scope: list[str]) -> ast.FunctionDef:
+    """The definition at ``scope`` (class and function names, outermost first)."""
+    body: list[ast.stmt] = tree.body
+    found: ast.stmt | None = None
+    for name in scope:
+        found = next(
+            s for s in body if isinstance(s, (ast.FunctionDef, ast.ClassDef)) and s.name == name
+        )
+        if isinstance(found, ast.FunctionDef):
+            return found
+        body = found.body
+    raise LookupError(".".join(scope))
 
 
 def _function(found: Any) -> types.FunctionType | None:
