@@ -232,6 +232,22 @@ CASES = [
         "exactly when it is tagged 'choice'",
     ),
     (
+        "record-name-not-a-name",
+        _broken(
+            "schema: {type: object}", "schema_type: {root: R, types: {'Grid Point': {a: int}}}"
+        ),
+        9,
+        "request.schema_type.types.Grid Point",
+        "not a name of the type language",
+    ),
+    (
+        "record-name-built-in",
+        _broken("schema: {type: object}", "schema_type: {root: R, types: {callable: {a: int}}}"),
+        9,
+        "request.schema_type.types.callable",
+        "is a built-in type",
+    ),
+    (
         "unknown-signal",
         _broken("turn.completed]", "turn.completed]\n  signal: SIGFOO"),
         12,

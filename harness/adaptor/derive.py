@@ -30,6 +30,10 @@ _UNREPRESENTABLE = {
 }
 
 
+#: Every name the type language gives a meaning of its own; no record can take one.
+BUILTIN_NAMES = frozenset(_PRIMITIVES) | frozenset(_UNREPRESENTABLE)
+
+
 class DerivationError(ValueError):
     """The declared type has a shape JSON Schema cannot represent."""
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import providers_fake
 from harness import seams
+from harness.adaptor.derive import BUILTIN_NAMES
 from harness.catalogue.files import FileRefused, Folder
 from harness.catalogue.outcome import Outcome
 from harness.catalogue.scenario import (
@@ -145,6 +146,7 @@ class AgentCli:
                 base.locate(request["schema_file"])
             except FileRefused as refused:
                 report(("request", "schema_file"), str(refused))
+        _check_record_names(request.get("schema_type") or {}, report)
         if "provider" not in doc:
             report(("provider",), "required field is missing for agent-cli")
         else:
@@ -237,6 +239,22 @@ class AgentCli:
                 f"`{override.error or override.status}`"
             )
         return out
+
+
+def _check_record_names(schema_type: dict[str, Any], report: Report) -> None:
+    """
+    A record no type expression could refer to is a mistake, not a record.
+
+    The type language reads a name as letters, digits and underscores, and a
+    built-in name always means the built-in: a record called ``str`` or
+    ``Grid Point`` would be silently unreachable.
+    """
+    for name in schema_type.get("types") or {}:
+        where = ("request", "schema_type", "types", name)
+        if not name or not all(c.isalnum() or c == "_" for c in name):
+            report(where, f"record name {name!r} is not a name of the type language")
+        elif name in BUILTIN_NAMES:
+            report(where, f"record name {name!r} is a built-in type of the type language")
 
 
 def check_steps(cli: str, steps: list[Any], at: tuple[str | int, ...], report: Report) -> None:
