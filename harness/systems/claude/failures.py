@@ -14,6 +14,15 @@ Claude Code 2.1.328, against the fake API (docs/model-api.md):
   third 529 in a row hands over to ``--fallback-model`` or ends the run.
 - **403, 413** and the other 4xx: not retried.
 
+From 2.1.311 the 400/422 cascade is a ladder of recoveries (`Recoveries`,
+B-33 of docs/versions.md): each error sends the request again without the
+next feature still on, the thinking-token-count beta, then the thinking
+display, then tool search; dropping tool search starts the model call over
+(the first two are tried again) and tells the model so in a system message
+(`TOOL_SEARCH_GONE`).  A feature whose resend was answered stays off for the
+session; tool search stays off once dropped.  Six requests for an error that
+persists from the first, fewer later in a session.
+
 When the retries are spent, each kind ends the run in its own words and
 with its own ``error`` field (`ending`).  The loop (`harness.systems.claude.loop`)
 applies these rules; this module only decides.
@@ -21,7 +30,7 @@ applies these rules; this module only decides.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 #: Requests made in all while the API answers 400 or 422.
@@ -156,3 +165,47 @@ def message_fields(failure: Failure) -> dict[str, Any]:
     if failure.kind is not None:
         fields["api_error_type"] = failure.kind
     return fields
+
+
+#: The recovery of the ladder that drops tool search for the session (B-33).
+TOOL_SEARCH = "tool search"
+#: The system message the CLI adds to the conversation when it drops tool search.
+TOOL_SEARCH_GONE = (
+    "ToolSearch is no longer available. Tools listed earlier as deferred that are still "
+    "available are declared in full: call them directly."
+)
+
+
+@dataclass
+class Recoveries:
+    """
+    Where a session stands on the ladder of 400/422 recoveries (B-33).
+
+    The binary keeps one small state machine per recovery (idle, resent,
+    spent); only their order and what survives an answer show on the wire,
+    which is what this keeps: ``dropped`` for the session, ``tried`` in the
+    model call under way.
+    """
+
+    ladder: tuple[str, ...]
+    dropped: set[str] = field(default_factory=set)
+    tried: list[str] = field(default_factory=list)
+
+    def next(self) -> str | None:
+        """The recovery a 400 or 422 now gets, taken; None when none is left (the run ends)."""
+        step = next((f for f in self.ladder if f not in self.dropped and f not in self.tried), None)
+        if step == TOOL_SEARCH:
+            self.dropped.add(step)
+            self.tried.clear()  # the model call is made again, every other recovery open
+        elif step is not None:
+            self.tried.append(step)
+        return step
+
+    def answered(self) -> None:
+        """
+        A request went through: the feature its resend left out stays off (an
+        earlier one of the same call was refused again, so it comes back).
+        """
+        if self.tried:
+            self.dropped.add(self.tried[-1])
+        self.tried.clear()

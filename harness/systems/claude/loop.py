@@ -183,6 +183,9 @@ class _Loop:
         self.answers = 0  # complete answers this run (what the token notes count, B-14)
         self.tokens_left: int | None = None  # the token notes' figure, fixed by the first
         self.accepted: tuple[object] | None = None  # the last accepted input (B-10)
+        self.recoveries = failures.Recoveries(self.profile.bad_request_ladder)  # B-33
+        #: Notes sent after the conversation until an answer comes, then part of it.
+        self.pending: list[dict[str, Any]] = []
 
     def event(self, name: str, arg: object = None) -> None:
         self.renderer.event(name, arg)
@@ -213,7 +216,7 @@ class _Loop:
                 turn.model,
                 turn.effort,
                 prompt,
-                self.history,
+                [*self.history, *self.pending],
                 tool,
                 self.resumed,
                 stream=stream,
@@ -230,6 +233,9 @@ class _Loop:
                         return
                     stream = decision
                     continue
+                self.recoveries.answered()
+                self.history += self.pending  # they go in before the answer (B-33)
+                self.pending.clear()
                 answer = wire.read_answer(response) if stream else wire.read_message(response)
             stream = True
             if self.settled(turn, answer):
@@ -256,6 +262,14 @@ class _Loop:
         status = failure.status
         if FOUNDRY_WORDING in failure.message and tool.get("strict") is True:
             self.foundry_gap = True  # remembered; the retry goes without strict (LOOP-10)
+            return True
+        if status in failures.CASCADE and self.recoveries.ladder:
+            step = self.recoveries.next()  # B-33
+            if step is None:
+                self.ended(failure, turn)
+                return None
+            if step == failures.TOOL_SEARCH:
+                self.pending.append({"role": "system", "content": failures.TOOL_SEARCH_GONE})
             return True
         if status in failures.CASCADE:
             if FOUNDRY_WORDING in failure.message:  # B-13

@@ -296,6 +296,23 @@ CLAUDE = Table(
             ),
             f"B-13 ({_B}): five retries (six requests) from 2.1.311",
         ),
+        # B-33: from 2.1.311 a 400 or 422 takes the CLI down a ladder of recoveries,
+        # each a feature the request is sent again without (read in the binary, probed
+        # on 2.1.328 with the betas and thinking field of each request): the first two
+        # are tried again after tool search goes, and stay off for the session only when
+        # the resend without them was answered.
+        entry(
+            "bad_request_ladder",
+            "<2.1.311",
+            (),
+            f"B-33 ({_B}): a count of requests instead (B-13, B-24)",
+        ),
+        entry(
+            "bad_request_ladder",
+            ">=2.1.311",
+            ("thinking-token-count beta", "thinking display", "tool search"),
+            f"B-33 ({_B}): the recoveries of a 400 or 422 (2.1.328; six requests from 2.1.311)",
+        ),
         entry(
             "token_notes",
             "<2.1.314",
@@ -387,6 +404,8 @@ class ClaudeProfile:
     bad_request_retries: tuple[str, ...]
     #: Requests sent for a persistent 400 or 422 without the structured-outputs wording.
     cascade_requests: tuple[tuple[int, int], ...]
+    #: The recoveries a 400 or 422 is answered with, in order (B-33); empty: the counts above.
+    bad_request_ladder: tuple[str, ...]
     token_notes: bool
     wraps_notes: bool
     multiple_of_precision: int | None
