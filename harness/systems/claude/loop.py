@@ -25,10 +25,13 @@ size guard and ``$async`` (SCH-10); a stream cut before ``message_stop`` is
 retried whole and its partial calls never count; prose broken by an SSE
 error is resumed three times; a ``refusal`` stop is continued once, then
 ends the run in error without the object; a ``--resume`` turn counts only
-its own calls (LOOP-12).  Modelled from the seed alone, because they need
-remote configuration the real binary cannot be given offline (scenarios
-with them skip the real target and say why; tests/test_offline_reach.py
-shows the binary ignoring every offline way in): the strict wire schema
+its own calls (LOOP-12); an answer with nothing to show (no text, no call)
+is nudged once unless StructuredOutput was already called this turn, and
+notes in a row go as one user message (`wire.joined`).  Modelled from the
+seed alone, because they need remote configuration the real binary cannot
+be given offline (scenarios with them skip the real target and say why;
+tests/test_offline_reach.py shows the binary ignoring every offline way
+in): the strict wire schema
 behind the ``tengu_structured_output_strict`` gate (`strict`, LOOP-09), the
 Foundry capability memory that strips it (LOOP-10), and the refusal
 fallback that tombstones the refused model's messages, counts their
@@ -441,10 +444,15 @@ class _Loop:
             self.event("api_error_message", message)
             self.result({"is_error": True})
             return True
-        if not answer.blocks and not turn.nudged and not self.after_results():
-            turn.nudged = True  # an empty answer gets one nudge before the prose rules
+        if not turn.nudged and _unseen(answer) and not self.called_structured_output():
+            turn.nudged = True  # nothing to show: one nudge before the prose rules
+            del self.history[mark:]  # its thinking, if any, is not sent back (probed)
             self.event("enforce_reminder", data.NO_OUTPUT_NOTICE)
-            self.history.append({"role": "user", "content": data.NO_OUTPUT_NOTICE})
+            nudge = versions.wrapped(self.profile, data.NO_OUTPUT_NOTICE)  # B-15
+            if self.after_results():  # into the results, before a token note (B-14, probed)
+                self.note(nudge, past_token_note=True)
+            else:
+                self.history.append({"role": "user", "content": nudge})
             return False
         if outcome == "accepted":
             fields: dict[str, Any] = {}
@@ -473,9 +481,8 @@ class _Loop:
         if turn.retracted:
             self.exhausted(turn)
         else:  # the answer's last text is the result, even a blank one the CLI did not show
-            ending: dict[str, Any] = {}
-            if answer.last_text is not None:
-                ending["result"] = answer.last_text
+            # The last answer's text, empty when it had none, not an earlier answer's (probed).
+            ending: dict[str, Any] = {"result": answer.last_text or ""}
             if answer.stop_reason is not None and not answer.midstream_error:
                 ending["stop_reason"] = answer.stop_reason  # the last answer's, shown or not
             self.result(ending)
@@ -551,10 +558,18 @@ class _Loop:
         turn.model = target
         return False
 
+    def called_structured_output(self) -> bool:
+        """
+        Whether the model has called StructuredOutput since the prompt: an answer
+        with nothing to show then gets no nudge (probed; read in the binary, which
+        looks back to the last user message that is neither meta nor tool results).
+        """
+        return wire.calls(self.history) > 0
+
     def after_results(self) -> bool:
         """
-        Whether the conversation ends on tool results: an empty answer then is no
-        nudge but a prose stop, its reminder joined to the results (probed).  The
+        Whether the conversation ends on tool results: the enforce reminder after
+        an empty answer is then joined to the results (probed).  The
         token note releases before 2.1.314 add after results (B-14) does not count:
         2.1.235 joins the reminder to the results before it (probed).
         """
@@ -597,6 +612,17 @@ class _Loop:
         return wire.calls(gone)
 
 
+def _unseen(answer: wire.Answer) -> bool:
+    """
+    An answer that ended its turn with nothing for the user: no text (blank
+    text is not sent) and no call, thinking at most; the CLI nudges it once.
+    """
+    shown = any(block["type"] in ("text", "tool_use") for block in answer.blocks)
+    return not shown and answer.stop_reason in _TURN_ENDS
+
+
+#: The stop reasons of an answer that ends its turn (the nudge looks at no other).
+_TURN_ENDS = frozenset({"end_turn", "stop_sequence"})
 #: How a run ends after an SSE error that followed a complete, accepted call (B-11).
 _AFTER_CALL: dict[str, dict[str, object]] = {
     "error": {
