@@ -137,6 +137,8 @@ class _Turn:
     """The loop's counters for one turn."""
 
     model: str
+    #: The ``--fallback-model`` still to try (once, and never the model in use).
+    fallback: str | None
     #: StructuredOutput attempts this turn may make (MAX_STRUCTURED_OUTPUT_RETRIES).
     allowed: float
     #: API retries allowed (CLAUDE_CODE_MAX_RETRIES).
@@ -209,7 +211,9 @@ class _Loop:
         env = self.settings.env
         allowed = validator.env_int(env.get("MAX_STRUCTURED_OUTPUT_RETRIES"))
         budget = failures.retries(validator.env_int(env.get("CLAUDE_CODE_MAX_RETRIES")))
-        turn = _Turn(model, DEFAULT_ATTEMPTS if allowed is None else allowed, budget)
+        fallback = self.settings.fallback
+        armed = None if fallback == model else fallback
+        turn = _Turn(model, armed, DEFAULT_ATTEMPTS if allowed is None else allowed, budget)
         self.event("init")
         stream = True
         while True:
@@ -269,8 +273,7 @@ class _Loop:
         if status in failures.CASCADE and self.recoveries.ladder:
             step = self.recoveries.next()  # B-33
             if step is None:
-                self.ended(failure, turn)
-                return None
+                return self.last_resort(failure, turn)
             if step == failures.TOOL_SEARCH:
                 self.pending.append({"role": "system", "content": failures.TOOL_SEARCH_GONE})
             return True
@@ -287,27 +290,55 @@ class _Loop:
         if status == 404 and not turn.plain:
             turn.plain = True
             return False
-        fallback = self.settings.fallback
-        if status == 529:
+        if failures.server_error(status) and turn.fallback is not None:
+            return self.fall_back(turn, turn.fallback)  # at once, before any retry (probed)
+        if status == 529 and (turn.fallback is not None or failures.counts_overloads(turn.model)):
             turn.overloads += 1
-            if turn.overloads >= failures.OVERLOADS and fallback is not None:
-                self.event("model_fallback", {"from": turn.model, "to": fallback})
-                turn.model, turn.effort, turn.overloads, turn.failures = fallback, "high", 0, 0
-                return True
+            if turn.overloads >= failures.OVERLOADS and turn.fallback is not None:
+                return self.fall_back(turn, turn.fallback)
             if turn.overloads >= failures.OVERLOADS:
                 self.overloaded(failure)
                 return None
         budget = turn.budget - turn.cuts
-        if failures.retried(failure) and turn.failures < budget:
-            turn.failures += 1
-            retry = {"attempt": turn.failures, "status": status, "max_retries": budget}
-            delay = self.back_off(turn.failures, failure.retry_after)
-            self.event(
-                "api_retry", {**retry, "error": failures.retry_kind(status), "delay_ms": delay}
-            )
-            return True
+        if failures.retried(failure):
+            if turn.failures < budget:
+                turn.failures += 1
+                retry = {"attempt": turn.failures, "status": status, "max_retries": budget}
+                delay = self.back_off(turn.failures, failure.retry_after)
+                kind = failures.retry_kind(status)
+                self.event("api_retry", {**retry, "error": kind, "delay_ms": delay})
+                return True
+            self.ended(failure, turn)  # retries spent: no fallback (probed with a 408)
+            return None
+        return self.last_resort(failure, turn)
+
+    def last_resort(self, failure: failures.Failure, turn: _Turn) -> bool | None:
+        """
+        An error the CLI does not send again: an armed fallback model is tried,
+        unless the status is one the fallback cannot help with (probed and read
+        in the binary); else the run ends.
+        """
+        status = failure.status
+        # A 404 is one of them only while streaming: the request sent again
+        # without streaming (after a 404) hands over on a second one.
+        excluded = status in failures.NO_LAST_RESORT and not (status == 404 and turn.plain)
+        if turn.fallback is not None and not excluded:
+            return self.fall_back(turn, turn.fallback)
         self.ended(failure, turn)
         return None
+
+    def fall_back(self, turn: _Turn, target: str) -> bool:
+        """
+        The turn goes on with ``--fallback-model``, once: a new model call, whose
+        recoveries of a 400 start over and whose own overloads count afresh.
+        """
+        self.event("model_fallback", {"from": turn.model, "to": target})
+        turn.model, turn.effort, turn.fallback = target, "high", None
+        turn.overloads = turn.failures = turn.cascade = 0
+        turn.plain = False
+        self.recoveries.restart()
+        self.pending.clear()  # the call's notes go with it
+        return True
 
     def back_off(self, attempt: int, retry_after: str | None) -> int:
         """The wait before a retry, in ms (counted towards the caller's timeout)."""
