@@ -573,10 +573,11 @@ class _Loop:
             text = versions.refusal_text(self.profile, turn.model, answer.message_id)
             fields = {"message_id": answer.message_id, "model": turn.model, "text": text}
             self.event("refusal", fields)
-            if not once and outcome == "rejected":
-                # Releases that end at a refusal still answer the call's tool error, and
-                # the loop goes on as after any rejection (probed on 2.1.235); the refusal
-                # is then no longer the run's end, so the renderer must not end on it.
+            if outcome == "rejected":
+                # A refusal that ends the turn still answers the call's tool error, and
+                # the loop goes on as after any rejection (probed on 2.1.235, and on
+                # 2.1.328 once its one continuation is spent); the refusal is then no
+                # longer the run's end, so the renderer must not end on it.
                 state = self.renderer.state
                 state.refused, state.synthetic = None, False
                 return False
