@@ -126,9 +126,27 @@ CLAUDE = Table(
         ),
         entry(
             "output_ceilings",
-            ">=2.1.280",
+            ">=2.1.280,<2.1.328",
             (("claude-opus-5-5", 128000),),
             f"B-08 ({_B}): claude-opus-5-5 gets 128000 from 2.1.280 (opus-5, sonnet-5: 64000)",
+        ),
+        entry(
+            "output_ceilings",
+            ">=2.1.328",
+            (("claude-opus-5", 64000), ("claude-sonnet-5", 64000), ("claude-sonnet-4-5", 32000)),
+            f"B-08 ({_B}): 2.1.328 and 2.1.332 give these their own, every other model 128000",
+        ),
+        entry(
+            "default_ceiling",
+            "<2.1.328",
+            64000,
+            f"B-08 ({_B}): a model the rows do not name gets 64000 (probed with the Opus models)",
+        ),
+        entry(
+            "default_ceiling",
+            ">=2.1.328",
+            128000,
+            f"B-08 ({_B}): 128000 for a model without its own (sonnet-5-5, haiku-5-5, a custom id)",
         ),
         entry(
             "refusal_continues",
@@ -393,8 +411,9 @@ class ClaudeProfile:
     shows_recovery_notes: bool
     default_model: str
     long_context: bool
-    #: Models whose output ceiling is not `DEFAULT_CEILING`, with theirs.
+    #: Models whose output ceiling is not `default_ceiling`, with theirs.
     output_ceilings: tuple[tuple[str, int], ...]
+    default_ceiling: int
     refusal_continues: bool
     refusal_notice: bool
     refusal_keeps_object: bool
@@ -429,7 +448,7 @@ class ClaudeProfile:
 
     def output_ceiling(self, model: str) -> int:
         """The ``max_tokens`` a model gets, as B-08 found it per release."""
-        return dict(self.output_ceilings).get(model, DEFAULT_CEILING)
+        return dict(self.output_ceilings).get(model, self.default_ceiling)
 
     def known_models(self) -> frozenset[str]:
         """The model ids the release knows (B-29)."""
@@ -442,10 +461,6 @@ class ClaudeProfile:
     def display_name(self, base: str) -> str:
         """How the CLI names the default model running with the 1M-context beta (B-07)."""
         return f"{base} (1M context)" if self.long_context else base
-
-
-#: The output tokens a model the profile does not list gets (B-08).
-DEFAULT_CEILING = 64000
 
 
 #: The support article a refusal names, per model (B-09: model facts, not release ones).
