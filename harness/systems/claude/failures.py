@@ -11,8 +11,23 @@ Claude Code 2.1.328, against the fake API (docs/model-api.md):
 - **401, 408, 409, 429, 5xx, 529**, and any status whose ``x-should-retry``
   is ``true``: retried with ``api_retry`` lines, ``CLAUDE_CODE_MAX_RETRIES``
   times (10 by default, 15 at most), unless ``x-should-retry: false``; a
-  third 529 in a row hands over to ``--fallback-model`` or ends the run.
+  third 529 in a row hands over to ``--fallback-model`` or, on an Opus
+  model, ends the run (other models' 529s are retried like any 5xx).
+- With ``--fallback-model`` armed (once per turn, and not the model in use):
+  a 5xx other than 529 hands over at once, and an error the CLI does not
+  send again (a 400 after its recoveries, a 418, a second 404) is tried on
+  the fallback model as a last resort, except 401, 403, 407, 413, 429 and a
+  404 while streaming (`NO_LAST_RESORT`).
 - **403, 413** and the other 4xx: not retried.
+
+From 2.1.311 the 400/422 cascade is a ladder of recoveries (`Recoveries`,
+B-33 of docs/versions.md): each error sends the request again without the
+next feature still on, the thinking-token-count beta, then the thinking
+display, then tool search; dropping tool search starts the model call over
+(the first two are tried again) and tells the model so in a system message
+(`TOOL_SEARCH_GONE`).  A feature whose resend was answered stays off for the
+session; tool search stays off once dropped.  Six requests for an error that
+persists from the first, fewer later in a session.
 
 When the retries are spent, each kind ends the run in its own words and
 with its own ``error`` field (`ending`).  The loop (`harness.systems.claude.loop`)
@@ -21,7 +36,7 @@ applies these rules; this module only decides.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 #: Requests made in all while the API answers 400 or 422.
@@ -97,6 +112,22 @@ def retried(failure: Failure) -> bool:
     return failure.status in _RETRIED or failure.status >= 500
 
 
+#: Statuses an armed ``--fallback-model`` is not tried for when the CLI gives up on them.
+NO_LAST_RESORT = frozenset({401, 403, 404, 407, 413, 429})
+#: Model families whose consecutive 529s end the run (or hand over) after `OVERLOADS`
+#: even without a fallback model; other models' 529s are retried like any 5xx (probed).
+OVERLOAD_FAMILIES = ("opus", "fable", "mythos")
+
+
+def server_error(status: int) -> bool:
+    """A 5xx other than 529: with a fallback model armed, it hands over at once."""
+    return 500 <= status < 600 and status != 529
+
+
+def counts_overloads(model: str) -> bool:
+    return any(family in model for family in OVERLOAD_FAMILIES)
+
+
 def retry_kind(status: int) -> str:
     return _RETRY_KINDS.get(status, "server_error")
 
@@ -156,3 +187,59 @@ def message_fields(failure: Failure) -> dict[str, Any]:
     if failure.kind is not None:
         fields["api_error_type"] = failure.kind
     return fields
+
+
+#: The recovery of the ladder that drops tool search for the session (B-33).
+TOOL_SEARCH = "tool search"
+#: The system message the CLI adds to the conversation when it drops tool search.
+TOOL_SEARCH_GONE = (
+    "ToolSearch is no longer available. Tools listed earlier as deferred that are still "
+    "available are declared in full: call them directly."
+)
+
+
+@dataclass
+class Recoveries:
+    """
+    Where a session stands on the ladder of 400/422 recoveries (B-33).
+
+    The binary keeps one small state machine per recovery (idle, resent,
+    spent); only their order and what survives an answer show on the wire,
+    which is what this keeps: ``dropped`` for the session, ``tried`` in the
+    model call under way.
+    """
+
+    ladder: tuple[str, ...]
+    dropped: set[str] = field(default_factory=set)
+    tried: list[str] = field(default_factory=list)
+
+    def next(self) -> str | None:
+        """The recovery a 400 or 422 now gets, taken; None when none is left (the run ends)."""
+        taken = self.dropped | self.off | set(self.tried)
+        step = next((f for f in self.ladder if f not in taken), None)
+        if step == TOOL_SEARCH:
+            self.off.add(step)
+            self.tried.clear()  # the model call is made again, every other recovery open
+        elif step is not None:
+            self.tried.append(step)
+        return step
+
+    #: Dropped in the model call under way and not yet healed by an answer (tool search).
+    off: set[str] = field(default_factory=set)
+
+    def answered(self) -> None:
+        """
+        A request went through: the feature its resend left out stays off (an
+        earlier one of the same call was refused again, so it comes back), and
+        so does tool search if it was dropped.
+        """
+        if self.tried:
+            self.dropped.add(self.tried[-1])
+        self.dropped |= self.off
+        self.off.clear()
+        self.tried.clear()
+
+    def restart(self) -> None:
+        """A new model call (the fallback model's) before any answer: all open again."""
+        self.off.clear()
+        self.tried.clear()

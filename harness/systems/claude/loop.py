@@ -25,10 +25,13 @@ size guard and ``$async`` (SCH-10); a stream cut before ``message_stop`` is
 retried whole and its partial calls never count; prose broken by an SSE
 error is resumed three times; a ``refusal`` stop is continued once, then
 ends the run in error without the object; a ``--resume`` turn counts only
-its own calls (LOOP-12).  Modelled from the seed alone, because they need
-remote configuration the real binary cannot be given offline (scenarios
-with them skip the real target and say why; tests/test_offline_reach.py
-shows the binary ignoring every offline way in): the strict wire schema
+its own calls (LOOP-12); an answer with nothing to show (no text, no call)
+is nudged once unless StructuredOutput was already called this turn, and
+notes in a row go as one user message (`wire.joined`).  Modelled from the
+seed alone, because they need remote configuration the real binary cannot
+be given offline (scenarios with them skip the real target and say why;
+tests/test_offline_reach.py shows the binary ignoring every offline way
+in): the strict wire schema
 behind the ``tengu_structured_output_strict`` gate (`strict`, LOOP-09), the
 Foundry capability memory that strips it (LOOP-10), and the refusal
 fallback that tombstones the refused model's messages, counts their
@@ -134,6 +137,8 @@ class _Turn:
     """The loop's counters for one turn."""
 
     model: str
+    #: The ``--fallback-model`` still to try (once, and never the model in use).
+    fallback: str | None
     #: StructuredOutput attempts this turn may make (MAX_STRUCTURED_OUTPUT_RETRIES).
     allowed: float
     #: API retries allowed (CLAUDE_CODE_MAX_RETRIES).
@@ -183,6 +188,9 @@ class _Loop:
         self.answers = 0  # complete answers this run (what the token notes count, B-14)
         self.tokens_left: int | None = None  # the token notes' figure, fixed by the first
         self.accepted: tuple[object] | None = None  # the last accepted input (B-10)
+        self.recoveries = failures.Recoveries(self.profile.bad_request_ladder)  # B-33
+        #: Notes sent after the conversation until an answer comes, then part of it.
+        self.pending: list[dict[str, Any]] = []
 
     def event(self, name: str, arg: object = None) -> None:
         self.renderer.event(name, arg)
@@ -203,7 +211,9 @@ class _Loop:
         env = self.settings.env
         allowed = validator.env_int(env.get("MAX_STRUCTURED_OUTPUT_RETRIES"))
         budget = failures.retries(validator.env_int(env.get("CLAUDE_CODE_MAX_RETRIES")))
-        turn = _Turn(model, DEFAULT_ATTEMPTS if allowed is None else allowed, budget)
+        fallback = self.settings.fallback
+        armed = None if fallback == model else fallback
+        turn = _Turn(model, armed, DEFAULT_ATTEMPTS if allowed is None else allowed, budget)
         self.event("init")
         stream = True
         while True:
@@ -213,7 +223,7 @@ class _Loop:
                 turn.model,
                 turn.effort,
                 prompt,
-                self.history,
+                [*self.history, *self.pending],
                 tool,
                 self.resumed,
                 stream=stream,
@@ -230,6 +240,9 @@ class _Loop:
                         return
                     stream = decision
                     continue
+                self.recoveries.answered()
+                self.history += self.pending  # they go in before the answer (B-33)
+                self.pending.clear()
                 answer = wire.read_answer(response) if stream else wire.read_message(response)
             stream = True
             if self.settled(turn, answer):
@@ -257,6 +270,13 @@ class _Loop:
         if FOUNDRY_WORDING in failure.message and tool.get("strict") is True:
             self.foundry_gap = True  # remembered; the retry goes without strict (LOOP-10)
             return True
+        if status in failures.CASCADE and self.recoveries.ladder:
+            step = self.recoveries.next()  # B-33
+            if step is None:
+                return self.last_resort(failure, turn)
+            if step == failures.TOOL_SEARCH:
+                self.pending.append({"role": "system", "content": failures.TOOL_SEARCH_GONE})
+            return True
         if status in failures.CASCADE:
             if FOUNDRY_WORDING in failure.message:  # B-13
                 limit = len(self.profile.bad_request_retries)
@@ -270,27 +290,55 @@ class _Loop:
         if status == 404 and not turn.plain:
             turn.plain = True
             return False
-        fallback = self.settings.fallback
-        if status == 529:
+        if failures.server_error(status) and turn.fallback is not None:
+            return self.fall_back(turn, turn.fallback)  # at once, before any retry (probed)
+        if status == 529 and (turn.fallback is not None or failures.counts_overloads(turn.model)):
             turn.overloads += 1
-            if turn.overloads >= failures.OVERLOADS and fallback is not None:
-                self.event("model_fallback", {"from": turn.model, "to": fallback})
-                turn.model, turn.effort, turn.overloads, turn.failures = fallback, "high", 0, 0
-                return True
+            if turn.overloads >= failures.OVERLOADS and turn.fallback is not None:
+                return self.fall_back(turn, turn.fallback)
             if turn.overloads >= failures.OVERLOADS:
                 self.overloaded(failure)
                 return None
         budget = turn.budget - turn.cuts
-        if failures.retried(failure) and turn.failures < budget:
-            turn.failures += 1
-            retry = {"attempt": turn.failures, "status": status, "max_retries": budget}
-            delay = self.back_off(turn.failures, failure.retry_after)
-            self.event(
-                "api_retry", {**retry, "error": failures.retry_kind(status), "delay_ms": delay}
-            )
-            return True
+        if failures.retried(failure):
+            if turn.failures < budget:
+                turn.failures += 1
+                retry = {"attempt": turn.failures, "status": status, "max_retries": budget}
+                delay = self.back_off(turn.failures, failure.retry_after)
+                kind = failures.retry_kind(status)
+                self.event("api_retry", {**retry, "error": kind, "delay_ms": delay})
+                return True
+            self.ended(failure, turn)  # retries spent: no fallback (probed with a 408)
+            return None
+        return self.last_resort(failure, turn)
+
+    def last_resort(self, failure: failures.Failure, turn: _Turn) -> bool | None:
+        """
+        An error the CLI does not send again: an armed fallback model is tried,
+        unless the status is one the fallback cannot help with (probed and read
+        in the binary); else the run ends.
+        """
+        status = failure.status
+        # A 404 is one of them only while streaming: the request sent again
+        # without streaming (after a 404) hands over on a second one.
+        excluded = status in failures.NO_LAST_RESORT and not (status == 404 and turn.plain)
+        if turn.fallback is not None and not excluded:
+            return self.fall_back(turn, turn.fallback)
         self.ended(failure, turn)
         return None
+
+    def fall_back(self, turn: _Turn, target: str) -> bool:
+        """
+        The turn goes on with ``--fallback-model``, once: a new model call, whose
+        recoveries of a 400 start over and whose own overloads count afresh.
+        """
+        self.event("model_fallback", {"from": turn.model, "to": target})
+        turn.model, turn.effort, turn.fallback = target, "high", None
+        turn.overloads = turn.failures = turn.cascade = 0
+        turn.plain = False
+        self.recoveries.restart()
+        self.pending.clear()  # the call's notes go with it
+        return True
 
     def back_off(self, attempt: int, retry_after: str | None) -> int:
         """The wait before a retry, in ms (counted towards the caller's timeout)."""
@@ -427,10 +475,15 @@ class _Loop:
             self.event("api_error_message", message)
             self.result({"is_error": True})
             return True
-        if not answer.blocks and not turn.nudged and not self.after_results():
-            turn.nudged = True  # an empty answer gets one nudge before the prose rules
+        if not turn.nudged and _unseen(answer) and not self.called_structured_output():
+            turn.nudged = True  # nothing to show: one nudge before the prose rules
+            del self.history[mark:]  # its thinking, if any, is not sent back (probed)
             self.event("enforce_reminder", data.NO_OUTPUT_NOTICE)
-            self.history.append({"role": "user", "content": data.NO_OUTPUT_NOTICE})
+            nudge = versions.wrapped(self.profile, data.NO_OUTPUT_NOTICE)  # B-15
+            if self.after_results():  # into the results, before a token note (B-14, probed)
+                self.note(nudge, past_token_note=True)
+            else:
+                self.history.append({"role": "user", "content": nudge})
             return False
         if outcome == "accepted":
             fields: dict[str, Any] = {}
@@ -459,9 +512,8 @@ class _Loop:
         if turn.retracted:
             self.exhausted(turn)
         else:  # the answer's last text is the result, even a blank one the CLI did not show
-            ending: dict[str, Any] = {}
-            if answer.last_text is not None:
-                ending["result"] = answer.last_text
+            # The last answer's text, empty when it had none, not an earlier answer's (probed).
+            ending: dict[str, Any] = {"result": answer.last_text or ""}
             if answer.stop_reason is not None and not answer.midstream_error:
                 ending["stop_reason"] = answer.stop_reason  # the last answer's, shown or not
             self.result(ending)
@@ -521,10 +573,11 @@ class _Loop:
             text = versions.refusal_text(self.profile, turn.model, answer.message_id)
             fields = {"message_id": answer.message_id, "model": turn.model, "text": text}
             self.event("refusal", fields)
-            if not once and outcome == "rejected":
-                # Releases that end at a refusal still answer the call's tool error, and
-                # the loop goes on as after any rejection (probed on 2.1.235); the refusal
-                # is then no longer the run's end, so the renderer must not end on it.
+            if outcome == "rejected":
+                # A refusal that ends the turn still answers the call's tool error, and
+                # the loop goes on as after any rejection (probed on 2.1.235, and on
+                # 2.1.328 once its one continuation is spent); the refusal is then no
+                # longer the run's end, so the renderer must not end on it.
                 state = self.renderer.state
                 state.refused, state.synthetic = None, False
                 return False
@@ -537,10 +590,18 @@ class _Loop:
         turn.model = target
         return False
 
+    def called_structured_output(self) -> bool:
+        """
+        Whether the model has called StructuredOutput since the prompt: an answer
+        with nothing to show then gets no nudge (probed; read in the binary, which
+        looks back to the last user message that is neither meta nor tool results).
+        """
+        return wire.calls(self.history) > 0
+
     def after_results(self) -> bool:
         """
-        Whether the conversation ends on tool results: an empty answer then is no
-        nudge but a prose stop, its reminder joined to the results (probed).  The
+        Whether the conversation ends on tool results: the enforce reminder after
+        an empty answer is then joined to the results (probed).  The
         token note releases before 2.1.314 add after results (B-14) does not count:
         2.1.235 joins the reminder to the results before it (probed).
         """
@@ -583,6 +644,17 @@ class _Loop:
         return wire.calls(gone)
 
 
+def _unseen(answer: wire.Answer) -> bool:
+    """
+    An answer that ended its turn with nothing for the user: no text (blank
+    text is not sent) and no call, thinking at most; the CLI nudges it once.
+    """
+    shown = any(block["type"] in ("text", "tool_use") for block in answer.blocks)
+    return not shown and answer.stop_reason in _TURN_ENDS
+
+
+#: The stop reasons of an answer that ends its turn (the nudge looks at no other).
+_TURN_ENDS = frozenset({"end_turn", "stop_sequence"})
 #: How a run ends after an SSE error that followed a complete, accepted call (B-11).
 _AFTER_CALL: dict[str, dict[str, object]] = {
     "error": {

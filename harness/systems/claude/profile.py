@@ -126,9 +126,27 @@ CLAUDE = Table(
         ),
         entry(
             "output_ceilings",
-            ">=2.1.280",
+            ">=2.1.280,<2.1.328",
             (("claude-opus-5-5", 128000),),
             f"B-08 ({_B}): claude-opus-5-5 gets 128000 from 2.1.280 (opus-5, sonnet-5: 64000)",
+        ),
+        entry(
+            "output_ceilings",
+            ">=2.1.328",
+            (("claude-opus-5", 64000), ("claude-sonnet-5", 64000), ("claude-sonnet-4-5", 32000)),
+            f"B-08 ({_B}): 2.1.328 and 2.1.332 give these their own, every other model 128000",
+        ),
+        entry(
+            "default_ceiling",
+            "<2.1.328",
+            64000,
+            f"B-08 ({_B}): a model the rows do not name gets 64000 (probed with the Opus models)",
+        ),
+        entry(
+            "default_ceiling",
+            ">=2.1.328",
+            128000,
+            f"B-08 ({_B}): 128000 for a model without its own (sonnet-5-5, haiku-5-5, a custom id)",
         ),
         entry(
             "refusal_continues",
@@ -296,6 +314,23 @@ CLAUDE = Table(
             ),
             f"B-13 ({_B}): five retries (six requests) from 2.1.311",
         ),
+        # B-33: from 2.1.311 a 400 or 422 takes the CLI down a ladder of recoveries,
+        # each a feature the request is sent again without (read in the binary, probed
+        # on 2.1.328 with the betas and thinking field of each request): the first two
+        # are tried again after tool search goes, and stay off for the session only when
+        # the resend without them was answered.
+        entry(
+            "bad_request_ladder",
+            "<2.1.311",
+            (),
+            f"B-33 ({_B}): a count of requests instead (B-13, B-24)",
+        ),
+        entry(
+            "bad_request_ladder",
+            ">=2.1.311",
+            ("thinking-token-count beta", "thinking display", "tool search"),
+            f"B-33 ({_B}): the recoveries of a 400 or 422 (2.1.328; six requests from 2.1.311)",
+        ),
         entry(
             "token_notes",
             "<2.1.314",
@@ -376,8 +411,9 @@ class ClaudeProfile:
     shows_recovery_notes: bool
     default_model: str
     long_context: bool
-    #: Models whose output ceiling is not `DEFAULT_CEILING`, with theirs.
+    #: Models whose output ceiling is not `default_ceiling`, with theirs.
     output_ceilings: tuple[tuple[str, int], ...]
+    default_ceiling: int
     refusal_continues: bool
     refusal_notice: bool
     refusal_keeps_object: bool
@@ -387,6 +423,8 @@ class ClaudeProfile:
     bad_request_retries: tuple[str, ...]
     #: Requests sent for a persistent 400 or 422 without the structured-outputs wording.
     cascade_requests: tuple[tuple[int, int], ...]
+    #: The recoveries a 400 or 422 is answered with, in order (B-33); empty: the counts above.
+    bad_request_ladder: tuple[str, ...]
     token_notes: bool
     wraps_notes: bool
     multiple_of_precision: int | None
@@ -410,7 +448,7 @@ class ClaudeProfile:
 
     def output_ceiling(self, model: str) -> int:
         """The ``max_tokens`` a model gets, as B-08 found it per release."""
-        return dict(self.output_ceilings).get(model, DEFAULT_CEILING)
+        return dict(self.output_ceilings).get(model, self.default_ceiling)
 
     def known_models(self) -> frozenset[str]:
         """The model ids the release knows (B-29)."""
@@ -423,10 +461,6 @@ class ClaudeProfile:
     def display_name(self, base: str) -> str:
         """How the CLI names the default model running with the 1M-context beta (B-07)."""
         return f"{base} (1M context)" if self.long_context else base
-
-
-#: The output tokens a model the profile does not list gets (B-08).
-DEFAULT_CEILING = 64000
 
 
 #: The support article a refusal names, per model (B-09: model facts, not release ones).

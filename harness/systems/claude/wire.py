@@ -83,11 +83,13 @@ def request_body(  # noqa: PLR0917 - one call site, each argument a different th
     stream: bool = True,
     caching: bool = True,
 ) -> dict[str, object]:
-    messages: list[dict[str, Any]] = [
-        *(json.loads(json.dumps(m)) for m in resumed),
-        asked(prompt, resumed=bool(resumed)),
-        *(json.loads(json.dumps(m)) for m in history),
-    ]
+    messages = joined(
+        [
+            *(json.loads(json.dumps(m)) for m in resumed),
+            asked(prompt, resumed=bool(resumed)),
+            *(json.loads(json.dumps(m)) for m in history),
+        ]
+    )
     if isinstance(messages[-1]["content"], str):  # the last message goes as blocks
         messages[-1]["content"] = [{"type": "text", "text": messages[-1]["content"]}]
     if caching:  # DISABLE_PROMPT_CACHING leaves the last block without the mark (probed)
@@ -104,6 +106,34 @@ def request_body(  # noqa: PLR0917 - one call site, each argument a different th
         "output_config": {"effort": effort},
         "stream": stream,
     }
+
+
+def joined(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """
+    The conversation with each run of user messages sent as one, as the CLI
+    sends it (probed): an empty answer leaves no assistant message, so the
+    nudge after it follows the note or results before it.  String contents
+    become text blocks, and a text block followed by a text block gets a
+    line break at the seam, whatever it ends with.
+    """
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        last = out[-1] if out else None
+        if last is None or last["role"] != "user" or message["role"] != "user":
+            out.append(message)
+            continue
+        before, after = _blocks(last["content"]), _blocks(message["content"])
+        seam = before[-1] if before else None
+        if seam and after and seam.get("type") == "text" and after[0].get("type") == "text":
+            seam["text"] = f"{seam['text']}\n"  # even after one already there (probed)
+        last["content"] = [*before, *after]
+    return out
+
+
+def _blocks(content: object) -> list[dict[str, Any]]:
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return list(cast("list[dict[str, Any]]", content))
 
 
 @dataclass
