@@ -239,13 +239,14 @@ class _FileLoader:
             return []
         base = {k: v for k, v in document.items() if k not in {"family", "cases"}}
         out: list[Scenario] = []
+        sources = _case_sources(located)
         # The cases are checked even when the family's own fields are wrong:
         # every problem of a file is reported in one pass.
         for index, case in enumerate(cases):
             if not isinstance(case, dict):
                 continue
             merged, where = _merge_case(base, case), _Positions(located, ("cases", index))
-            out.extend(self._one(merged, where, _case_source(located, index)))
+            out.extend(self._one(merged, where, sources[index]))
         return [] if found else out
 
     def _one(
@@ -326,28 +327,30 @@ def _clauses(doc: dict[str, Any], report: Report) -> None:
             report(("clauses", i), f"unknown clause {clause!r}{did_you_mean(clause, known)}")
 
 
-def _case_source(located: yamlpos.Located, index: int) -> tuple[tuple[int, int], ...]:
+def _case_sources(located: yamlpos.Located) -> list[tuple[tuple[int, int], ...]]:
     """
-    The lines that define case ``index`` of a family: the file up to the
+    The lines that define each case of a family: the file up to the
     ``cases:`` key (the shared part), the case's own item (and that of any
     earlier case whose anchor it uses), and whatever follows the list; blank
-    and comment lines between items go with the next.
+    and comment lines between items go with the next.  All cases in one pass
+    over the file's marks and aliases (per case, a large family was quadratic).
     """
     marks, end = located.marks, located.lines
     cases = marks[("cases",)][0]
     after = [line for path, (line, _) in marks.items() if len(path) == 1 and line > cases]
     last = min(after, default=end + 1) - 1
-    starts = [marks[("cases", i)][0] for i in range(len(located.value["cases"]))]
+    count = len(located.value["cases"])
+    starts = [marks[("cases", i)][0] for i in range(count)]
     ends = [*(start - 1 for start in starts[1:]), last]
-    used = {index} | {
-        anchor[1]
-        for alias, anchor in located.aliases
-        if alias[:2] == ("cases", index) and anchor[:1] == ("cases",) and len(anchor) > 1
-    }
-    spans = [(1, cases), *((starts[i], ends[i]) for i in sorted(used) if isinstance(i, int))]
-    if last < end:
-        spans.append((last + 1, end))
-    return tuple(spans)
+    used: list[set[int]] = [{i} for i in range(count)]
+    for alias, anchor in located.aliases:
+        if alias[:1] != ("cases",) or anchor[:1] != ("cases",):
+            continue
+        index, earlier = alias[1:2], anchor[1:2]
+        if index and earlier and isinstance(index[0], int) and isinstance(earlier[0], int):
+            used[index[0]].add(earlier[0])
+    tail = [(last + 1, end)] if last < end else []
+    return [((1, cases), *((starts[i], ends[i]) for i in sorted(u)), *tail) for u in used]
 
 
 def source(scenario: Scenario) -> str:
