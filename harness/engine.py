@@ -207,7 +207,10 @@ class Session:
         """The results so far, reference models against the real CLIs, judged."""
         if not self.results:
             return disagreements.Differential()
-        found = disagreements.pairs(self.results, self.kinds(), self.model_api(), self.versions())
+        rules = {s.id: s.by_version for s in self.catalogue().scenarios}
+        found = disagreements.pairs(
+            self.results, self.kinds(), self.model_api(), self.versions(), rules
+        )
         return disagreements.judge(found, self.expectations()[0])
 
     def drift(self) -> Drift:

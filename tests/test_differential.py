@@ -17,13 +17,16 @@ import pytest
 
 from harness import engine, targets
 from harness.catalogue import loader
-from harness.catalogue.scenario import Seam
+from harness.catalogue.scenario import Seam, VersionRule
+from harness.catalogue.versions import VersionRange
 from harness.cli import main
 from harness.reports import differential, render
 from harness.reports.differential import Difference, Entry, Pair
 from harness.reports.versions import cli_of
 from harness.seams import RunOptions
 from harness.seams.case import CaseResult, execute
+from harness.seams.model_api.expect import FIELDS as EXPECTATION_FIELDS
+from harness.seams.model_api.expect import ExpectationPatch, ModelApiExpectation
 from harness.seams.model_api.values import (
     ModelApiOutcome,
     ModelApiRequest,
@@ -224,6 +227,51 @@ def test_entries_that_explain_nothing_any_more_are_stale() -> None:
         ("model-t", "the scenario agrees now; remove the entry"),
     ]
     assert judged.unexplained == ()
+
+
+def _rule(text: str, *unchecked: str, because: str = "racy there") -> VersionRule:
+    patch = ExpectationPatch(ModelApiExpectation(), unchecked=unchecked)
+    return VersionRule("claude", VersionRange.parse(text), because, patch)
+
+
+def test_a_version_rule_waives_the_fields_it_leaves_unchecked_on_its_releases() -> None:
+    results = [
+        _result("reference", _outcome()),
+        _result("real", _outcome(lines=_outcome().lines[1:], exit_code=2)),
+    ]
+    kinds = {"reference": "reference", "real": "real"}
+    rules = {"model-s": (_rule("<2.1.300", "line_types", "exit_code"),)}
+
+    def judged(version: str) -> Pair:
+        versions = {name: {"claude": version} for name in kinds}
+        [pair] = differential.judge(
+            differential.pairs(results, kinds, {"model-s": "claude"}, versions, rules)
+        ).pairs
+        return pair
+
+    old = judged("2.1.235")
+    assert (old.fields, old.waived) == (("exit_code", "line_types"), ("line_types", "exit_code"))
+    assert old.explained == "claude <2.1.300: racy there"
+    assert not old.unexplained
+    new = judged("2.1.328")
+    assert (new.waived, new.explained, new.unexplained) == ((), None, True)
+
+
+def test_an_entry_is_still_needed_for_what_the_rule_does_not_waive() -> None:
+    pair = replace(_disagreeing("line_types", "stderr"), waived=("line_types",), waived_because="x")
+    entry = Entry("model-s", ("stderr",), "a banner")
+    assert differential.judge([pair], [entry]).pairs[0].explained == "a banner"
+    assert differential.judge([pair]).pairs[0].unexplained
+    # An entry for a field only the rule's waiver needs is stale.
+    waived_only = Entry("model-s", ("line_types", "stderr"), "both")
+    [stale] = differential.judge([pair], [waived_only]).stale
+    assert stale.why == "line_types agree now; remove them from the entry"
+
+
+def test_every_expectation_field_says_which_projection_fields_it_waives() -> None:
+    assert set(differential.WAIVES) == set(EXPECTATION_FIELDS)
+    waived = {f for fields in differential.WAIVES.values() for f in fields}
+    assert waived <= set(differential.FIELDS)
 
 
 # -- the expectations file ----------------------------------------------------
@@ -484,7 +532,13 @@ def test_the_reference_models_agree_with_the_real_clis(catalogue: loader.Loaded)
     assert problems == []
     kinds = {t.name: t.kind for t in both}
     judged = differential.judge(
-        differential.pairs(results, kinds, {s.id: cli_of(s) or "" for s in scenarios}),
+        differential.pairs(
+            results,
+            kinds,
+            {s.id: cli_of(s) or "" for s in scenarios},
+            {t.name: targets.versions_of(t) for t in both},
+            {s.id: s.by_version for s in scenarios},
+        ),
         entries or (),
     )
     assert len(judged.pairs) == len(scenarios)

@@ -21,14 +21,16 @@ entries of a baseline do.  Everything here is a pure function of results.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from harness.catalogue import yamlfile
+from harness.catalogue.scenario import VersionRule
 from harness.exceptions import Problem
 from harness.seams.case import CaseResult
+from harness.seams.model_api.expect import ExpectationPatch
 from harness.seams.model_api.values import ModelApiOutcome, show_value, stable
 from harness.targets import REAL_KINDS, REFERENCE_KINDS
 
@@ -69,6 +71,35 @@ FIELDS = (
     "requests",
     *(f"requests.{name}" for name in _PER_REQUEST),
 )
+#: The projection fields each expectation field speaks for: a ``by_version``
+#: rule that leaves an expectation field unchecked on some releases (because
+#: the behaviour is not known there, or races) waives these fields of the
+#: pairs on those releases, with the rule's reason.  Fields without a
+#: counterpart in the projection waive nothing.
+WAIVES: Mapping[str, tuple[str, ...]] = {
+    "exit_code": ("exit_code",),
+    "timed_out": ("timed_out",),
+    "stderr_contains": ("stderr",),
+    "subtype": ("final.subtype",),
+    "is_error": ("final.is_error",),
+    "terminal_reason": ("final.terminal_reason",),
+    "structured_output": ("final.structured_output",),
+    "no_structured_output": ("final.structured_output",),
+    "result": ("final.result",),
+    "errors_contain": ("final.errors",),
+    "line_types": ("line_types",),
+    "requests": ("requests",),
+    "models": ("requests.model",),
+    "side_requests": ("side_requests",),
+    "input_schema": ("requests.input_schema",),
+    "strict": ("requests.strict",),
+    "strict_each": ("requests.strict",),
+    "text_format": ("requests.text_format",),
+    "messages_after_prompt_contain": ("requests.messages_after_prompt",),
+    "no_unexpected_requests": ("requests.unexpected",),
+    "files": (),
+    "adaptor": (),
+}
 #: What a field one side's projection lacks is shown as.
 ABSENT = "<absent>"
 #: How wide a value is shown in the reports before it is cut.
@@ -152,8 +183,13 @@ class Pair:
     differences: tuple[Difference, ...] = ()
     #: Set when the two cannot be compared: which side did not run, and why.
     not_comparable: str | None = None
-    #: The expectations file's reason, when an entry explains every difference.
+    #: The expectations file's reason, when an entry explains every difference
+    #: (or the scenario's own version rule, when it waives them).
     explained: str | None = None
+    #: Fields the scenario's version rules leave unchecked on the real side's
+    #: release, and those rules' reasons.
+    waived: tuple[str, ...] = ()
+    waived_because: str | None = None
 
     @property
     def agreement(self) -> str:
@@ -252,18 +288,21 @@ def pairs(
     kinds: Mapping[str, str],
     model_api: Mapping[str, str],
     versions: Mapping[str, Mapping[str, str]] | None = None,
+    rules: Mapping[str, Sequence[VersionRule]] | None = None,
 ) -> tuple[Pair, ...]:
     """
     The (reference-kind, real-kind) pairs of results of the model-api
     scenarios ``model_api`` (id -> the CLI it runs); ``kinds`` maps each
-    target name to its kind, ``versions`` to the CLI versions it runs.
+    target name to its kind, ``versions`` to the CLI versions it runs, and
+    ``rules`` each scenario to its ``by_version`` rules.
 
     A real result pairs with the references that model its version of the
     scenario's CLI, and of those with the ones at all of its versions when
     there are any: ``real:claude=2.1.235`` is compared with the 2.1.235
-    profile, never with the pinned one.
+    profile, never with the pinned one.  The fields the scenario's rules
+    leave unchecked on the real side's versions are waived in the pair.
     """
-    versions = versions or {}
+    versions, rules = versions or {}, rules or {}
     by_scenario: dict[str, list[CaseResult]] = {}
     for result in results:
         if result.scenario in model_api:
@@ -277,8 +316,32 @@ def pairs(
             own = versions.get(real.target, {})
             same_cli = [r for r in references if _same(versions.get(r.target, {}), own, cli)]
             same_all = [r for r in same_cli if versions.get(r.target, {}) == own]
-            out += [compare(ref, real) for ref in same_all or same_cli]
+            waived, because = waivers(rules.get(scenario, ()), own)
+            out += [
+                replace(compare(ref, real), waived=waived, waived_because=because)
+                for ref in same_all or same_cli
+            ]
     return tuple(sorted(out, key=lambda p: (p.scenario, p.reference, p.real)))
+
+
+def waivers(
+    rules: Iterable[VersionRule], versions: Mapping[str, str]
+) -> tuple[tuple[str, ...], str | None]:
+    """
+    The projection fields the version rules holding for ``versions`` leave
+    unchecked (`WAIVES`), and their reasons joined; none without versions.
+    """
+    fields: list[str] = []
+    reasons: list[str] = []
+    for rule in rules:
+        patch = rule.patch
+        if not versions or not rule.holds_for(dict(versions)):
+            continue
+        if not isinstance(patch, ExpectationPatch) or not patch.unchecked:
+            continue
+        fields += [f for name in patch.unchecked for f in WAIVES.get(name, ())]
+        reasons.append(f"{rule.cli} {rule.range.text}: {rule.because}")
+    return tuple(dict.fromkeys(fields)), "; ".join(reasons) or None
 
 
 def _same(one: Mapping[str, str], other: Mapping[str, str], cli: str) -> bool:
@@ -379,23 +442,32 @@ class Differential:
 def judge(found: Iterable[Pair], entries: Iterable[Entry] = ()) -> Differential:
     """
     Hold the pairs against the known disagreements.  A disagreement is
-    explained when one entry for its scenario lists every differing field.
-    An entry is stale when its scenario was compared in this run and one of
-    its fields differed in no pair (the whole entry, when nothing differs);
-    an entry whose scenario was not compared is not judged.
+    explained when one entry for its scenario lists every differing field the
+    scenario's version rules do not waive (`Pair.waived`); explained by the
+    rules alone when they waive them all.  An entry is stale when its
+    scenario was compared in this run and one of its fields differed in no
+    pair (the whole entry, when nothing differs); an entry whose scenario was
+    not compared is not judged.
     """
     listed = {e.scenario: e for e in entries}
     judged = []
     for pair in found:
         entry = listed.get(pair.scenario)
-        covered = entry is not None and bool(pair.fields) and set(pair.fields) <= set(entry.fields)
-        judged.append(replace(pair, explained=entry.reason) if entry and covered else pair)
+        left = set(pair.fields) - set(pair.waived)
+        if not pair.fields:
+            judged.append(pair)
+        elif not left:
+            judged.append(replace(pair, explained=pair.waived_because))
+        elif entry is not None and left <= set(entry.fields):
+            judged.append(replace(pair, explained=entry.reason))
+        else:
+            judged.append(pair)
     stale = []
     for entry in listed.values():
         compared = [p for p in judged if p.scenario == entry.scenario and p.not_comparable is None]
         if not compared:
             continue
-        differed = {f for p in compared for f in p.fields}
+        differed = {f for p in compared for f in p.fields if f not in p.waived}
         gone = [f for f in entry.fields if f not in differed]
         if not differed:
             stale.append(Stale(entry, "the scenario agrees now; remove the entry"))
