@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import stat
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 #: The largest file a scenario may name (the catalogue's schemas are a few KB).
@@ -36,7 +37,7 @@ class Folder:
         if Path(relative).is_absolute():
             raise FileRefused(f"{relative}: give a path relative to the scenario file")
         target = (self.path / relative).resolve()
-        root = self.root.resolve()
+        root = _resolved(self.root)
         if not target.is_relative_to(root):
             raise FileRefused(f"{relative}: outside the catalogue folder {self.root}")
         try:
@@ -60,3 +61,12 @@ class Folder:
         if len(data) > MAX_BYTES:
             raise FileRefused(f"{relative}: larger than {MAX_BYTES} bytes")
         return data
+
+
+@lru_cache(maxsize=64)
+def _resolved(root: Path) -> Path:
+    """
+    A catalogue folder, symlinks resolved: one per run, asked for every file
+    a scenario names (the file itself is resolved each time, the folder once).
+    """
+    return root.resolve()

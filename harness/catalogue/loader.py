@@ -337,7 +337,8 @@ def _case_sources(located: yamlpos.Located) -> list[tuple[tuple[int, int], ...]]
     """
     marks, end = located.marks, located.lines
     cases = marks[("cases",)][0]
-    after = [line for path, (line, _) in marks.items() if len(path) == 1 and line > cases]
+    tops = (marks[path][0] for path in marks if len(path) == 1)
+    after = [line for line in tops if line > cases]
     last = min(after, default=end + 1) - 1
     count = len(located.value["cases"])
     starts = [marks[("cases", i)][0] for i in range(count)]

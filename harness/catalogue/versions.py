@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from packaging.specifiers import InvalidSpecifier, Specifier, SpecifierSet
 from packaging.version import Version
@@ -46,6 +46,11 @@ class VersionRange:
     @classmethod
     def parse(cls, text: str) -> VersionRange:
         """The range ``text`` stands for; raises ValueError saying what is wrong."""
+        return _parsed(text)
+
+    @classmethod
+    def checked(cls, text: str) -> VersionRange:
+        """`parse` without its memory."""
         parts = [part.strip() for part in text.split(",")]
         if not text.strip() or not all(parts):
             raise ValueError(
@@ -71,9 +76,23 @@ class VersionRange:
     def __contains__(self, version: object) -> bool:
         return isinstance(version, str) and self._set.contains(Version(version))
 
+    @cached_property
+    def _boundaries(self) -> tuple[str, ...]:
+        return tuple(Specifier(part.strip()).version for part in self.text.split(","))
+
     def boundaries(self) -> tuple[str, ...]:
         """The versions the range's comparisons name."""
-        return tuple(Specifier(part.strip()).version for part in self.text.split(","))
+        return self._boundaries
+
+
+@lru_cache(maxsize=1024)
+def _parsed(text: str) -> VersionRange:
+    """
+    `VersionRange.parse`, once per text: a catalogue repeats a few dozen
+    ranges hundreds of times, and a range is an immutable value (a text that
+    does not parse raises each time, exceptions are not cached).
+    """
+    return VersionRange.checked(text)
 
 
 def _after(version: str) -> str:
@@ -82,6 +101,7 @@ def _after(version: str) -> str:
     return f"{major}.{minor}.{patch + 1}"
 
 
+@lru_cache(maxsize=1024)
 def common(one: VersionRange, other: VersionRange) -> str | None:
     """
     A version both ranges hold, or None when they are disjoint.

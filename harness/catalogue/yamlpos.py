@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,12 +44,32 @@ class YAMLProblem(Exception):
     message: str
 
 
+class Marks(Mapping[Path, tuple[int, int]]):
+    """
+    The 1-based (line, column) of each path, read off the composed nodes when
+    asked: a catalogue has tens of thousands of values and a position is
+    wanted for a handful (the problems, each case's first line).
+    """
+
+    def __init__(self, nodes: dict[Path, yaml.Node]) -> None:
+        self._nodes = nodes
+
+    def __getitem__(self, path: Path) -> tuple[int, int]:
+        return _mark(self._nodes[path])
+
+    def __iter__(self) -> Iterator[Path]:
+        return iter(self._nodes)
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+
 @dataclass(frozen=True)
 class Located:
     """A loaded document plus the 1-based (line, column) of each path."""
 
     value: Any
-    marks: dict[Path, tuple[int, int]]
+    marks: Mapping[Path, tuple[int, int]]
     #: How many lines the text has.
     lines: int = 1
     #: Each alias (``*name``) by where it is used and where its anchor is.
@@ -68,9 +89,12 @@ def _mark(node: yaml.Node) -> tuple[int, int]:
 
 
 class _Builder:
-    def __init__(self, loader: yaml.SafeLoader) -> None:
+    def __init__(self, loader: yaml.SafeLoader, anchored: bool = True) -> None:
         self.loader = loader
-        self.marks: dict[Path, tuple[int, int]] = {}
+        #: Whether the text can hold an anchor at all (it has an ``&``): aliases
+        #: are tracked only then.
+        self.anchored = anchored
+        self.nodes: dict[Path, yaml.Node] = {}
         self.count = 0
         # The composer hands an alias the very node of its anchor.
         self.first: dict[int, Path] = {}
@@ -85,20 +109,28 @@ class _Builder:
         if len(path) > MAX_DEPTH:  # aliases can nest deeper than the text does
             line, column = _mark(node)
             raise YAMLProblem(line, column, (), f"nested deeper than {MAX_DEPTH} levels")
-        self.marks.setdefault(path, _mark(node))
-        anchor = self.first.setdefault(id(node), path)
-        if anchor != path and not any(path[: len(u)] == u for u, _ in self.aliases[-1:]):
-            self.aliases.append((path, anchor))
-        if isinstance(node, yaml.CollectionNode) and node.tag not in _PLAIN_TAGS:
+        if path not in self.nodes:
+            self.nodes[path] = node
+        if self.anchored:
+            anchor = self.first.setdefault(id(node), path)
+            if anchor is not path and not any(path[: len(u)] == u for u, _ in self.aliases[-1:]):
+                self.aliases.append((path, anchor))
+        kind = type(node)
+        if kind is yaml.ScalarNode and node.tag == _STR:
+            return node.value  # what the constructor would make of it, without the detour
+        if kind is not yaml.ScalarNode and node.tag not in _PLAIN_TAGS:
             line, column = _mark(node)
             raise YAMLProblem(line, column, path, f"tag {node.tag!r} is not allowed")
-        if isinstance(node, yaml.MappingNode):
+        if kind is yaml.MappingNode:
             return self._mapping(node, path)
-        if isinstance(node, yaml.SequenceNode):
+        if kind is yaml.SequenceNode:
             return [self.build(item, (*path, i)) for i, item in enumerate(node.value)]
-        if node.tag == _STR:
-            return node.value  # what the constructor would make of it, without the detour
         try:
+            # A scalar: its tag's constructor straight away (construct_object's
+            # bookkeeping is for collections, which are built here).
+            construct = self.loader.yaml_constructors.get(node.tag)
+            if construct is not None and isinstance(node, yaml.ScalarNode):
+                return construct(self.loader, node)
             return self.loader.construct_object(node, deep=True)
         except yaml.constructor.ConstructorError as error:
             line, column = _mark(node)
@@ -109,21 +141,55 @@ class _Builder:
         self.loader.flatten_mapping(node)
         result: dict[str, Any] = {}
         for key_node, value_node in node.value:
-            line, column = _mark(key_node)
             key = self.build(key_node, (*path, "<key>"))
             if not isinstance(key, str):
+                line, column = _mark(key_node)
                 raise YAMLProblem(line, column, path, f"mapping key {key!r} is not a string")
             if key in result:
+                line, column = _mark(key_node)
                 raise YAMLProblem(line, column, (*path, key), f"duplicate key {key!r}")
-            self.marks[(*path, key)] = (line, column)
+            self.nodes[(*path, key)] = key_node
             result[key] = self.build(value_node, (*path, key))
-        self.marks.pop((*path, "<key>"), None)
+        self.nodes.pop((*path, "<key>"), None)
         return result
+
+
+#: How many plain scalars' tags `_remembering` keeps, and the longest it keeps.
+_TAGS_KEPT = 4096
+_TAG_TEXT_KEPT = 40
+
+
+def _remembering(base: type[yaml.SafeLoader]) -> type[yaml.SafeLoader]:
+    """
+    ``base`` with a memory of the tags its resolver gives short scalars.
+
+    The composer asks the resolver for the tag of every scalar, and the safe
+    resolver tries a list of regular expressions each time; a catalogue is
+    mostly the same few hundred keys and words, so their tags are kept (a
+    tag depends on the text and on whether it was quoted only: the safe
+    loader has no path resolvers).  Bounded: past `_TAGS_KEPT` the memory
+    starts again.
+    """
+    kept: dict[tuple[str, tuple[bool, bool]], str] = {}
+    resolve: Callable[[yaml.SafeLoader, type[yaml.Node], Any, Any], str] = base.resolve
+
+    def remembered(self: yaml.SafeLoader, kind: type[yaml.Node], value: Any, implicit: Any) -> str:
+        if kind is not yaml.ScalarNode or len(value) > _TAG_TEXT_KEPT:
+            return resolve(self, kind, value, implicit)
+        key = (value, implicit)
+        tag = kept.get(key)
+        if tag is None:
+            if len(kept) >= _TAGS_KEPT:
+                kept.clear()
+            tag = kept[key] = resolve(self, kind, value, implicit)
+        return tag
+
+    return type(f"Remembering{base.__name__}", (base,), {"resolve": remembered})
 
 
 #: libyaml's safe loader where PyYAML was built with it: the same documents,
 #: many times faster (the pure-Python one is the fallback).
-_Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_Loader: type[yaml.SafeLoader] = _remembering(getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 _STR = "tag:yaml.org,2002:str"
 #: A text this short cannot hold `MAX_NODES` values (a value takes at least a
 #: third of a character), and libyaml refuses to nest deeper than 1000 levels
@@ -213,9 +279,9 @@ def load(text: str) -> Located:
         lines = len(text.splitlines()) or 1
         if node is None:
             return Located(None, {(): (1, 1)}, lines)
-        builder = _Builder(loader)
+        builder = _Builder(loader, anchored="&" in text)
         value = builder.build(node, ())
-        return Located(value, builder.marks, lines, tuple(builder.aliases))
+        return Located(value, Marks(builder.nodes), lines, tuple(builder.aliases))
     except yaml.MarkedYAMLError as error:
         _bounds_first(text, kind)  # a document too deep or large says so, not what broke after
         mark = error.problem_mark or error.context_mark

@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from harness.catalogue.seam import Report, merge
@@ -67,6 +68,10 @@ class Phrase:
     value: Callable[[re.Match[str]], object] | None = None
     among: bool = False
     applies: Applies = _always
+
+    @cached_property
+    def compiled(self) -> re.Pattern[str]:
+        return re.compile(self.pattern, re.IGNORECASE)
 
 
 def number(group: int = 1) -> Callable[[re.Match[str]], object]:
@@ -139,7 +144,7 @@ def check(
     # Title and description are read as one text: a value named in either counts.
     text = " ".join(f"{doc.get('title', '')} {doc.get('description', '')}".split())
     for phrase in phrases:
-        found = list(re.finditer(phrase.pattern, text, re.IGNORECASE))
+        found = list(phrase.compiled.finditer(text))
         if not found or not phrase.applies(request, expect):
             continue
         problems: list[list[tuple[tuple[str | int, ...], str]]] = []
