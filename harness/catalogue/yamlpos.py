@@ -121,7 +121,7 @@ class _Builder:
         if kind is not yaml.ScalarNode and node.tag not in _PLAIN_TAGS:
             line, column = _mark(node)
             raise YAMLProblem(line, column, path, f"tag {node.tag!r} is not allowed")
-        if kind is yaml.MappingNode:
+        if isinstance(node, yaml.MappingNode):
             return self._mapping(node, path)
         if kind is yaml.SequenceNode:
             return [self.build(item, (*path, i)) for i, item in enumerate(node.value)]
