@@ -260,9 +260,9 @@ def test_a_cli_that_ends_a_broken_stream_at_once_fails(
     case = catalogue["model-claude-midstream-error-before-tool"]
     reference = targets.create("reference-inproc")
     assert execute(case, reference).status == "passed"
-    original = loop._Loop.settled
+    original = loop.Loop.settled
 
-    def settled(self: loop._Loop, turn: Any, answer: wire.Answer) -> bool:
+    def settled(self: loop.Loop, turn: Any, answer: wire.Answer) -> bool:
         calls = [b for b in answer.blocks if b.get("type") == "tool_use"]
         if answer.midstream_error and not calls:
             self.answered(turn, answer)
@@ -270,7 +270,7 @@ def test_a_cli_that_ends_a_broken_stream_at_once_fails(
             return True
         return original(self, turn, answer)
 
-    monkeypatch.setattr(loop._Loop, "settled", settled)
+    monkeypatch.setattr(loop.Loop, "settled", settled)
     result = execute(case, targets.create("reference-inproc"))
     assert result.status == "failed"
     named = {m.field for m in result.mismatches}

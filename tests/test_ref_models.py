@@ -2,7 +2,7 @@
 The reference model of Claude Code's loop against every real Claude capture.
 
 Each ``claude-*`` capture's model-api scenario is run through
-`harness.systems.claude.loop.run_claude` in process, with the capture's model script
+`harness.systems.claude.run.run_claude` in process, with the capture's model script
 served by the scripted fake through respx.  Its stdout must match the capture
 field for field (`compare_to_capture`), with the captured exit status and
 stderr, and the requests the fake recorded must equal the capture's
@@ -23,7 +23,7 @@ from harness.catalogue import loader
 from harness.catalogue.scenario import Scenario
 from harness.seams.model_api.run import model_script
 from harness.seams.model_api.values import CODEX_MODEL, ModelApiRequest
-from harness.systems.claude.loop import run_claude
+from harness.systems.claude.run import run_claude
 from harness.systems.codex import run_codex
 from providers_fake.api import ScriptedModelAPI, install_respx
 from providers_fake.api.inprocess import OPENAI_BASE_URL

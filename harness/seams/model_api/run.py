@@ -305,7 +305,7 @@ def _claude_session(
     base_url: str,
     version: str | None,
 ) -> _Session:
-    from harness.systems.claude.loop import run_claude  # noqa: PLC0415
+    from harness.systems.claude.run import run_claude  # noqa: PLC0415
 
     def turn(prompt: str, resumed: tuple[dict[str, Any], ...]) -> Any:
         return run_claude(

@@ -1,0 +1,201 @@
+"""
+One ``claude -p`` run of the reference model of Claude Code: what the binary
+does with its arguments before the loop (the schema flag's refusals and
+Ajv's warnings, the connectivity check, the model it picks), the loop itself
+(`harness.systems.claude.loop`), and the process it amounts to (exit code,
+stdout, stderr, the conversation a ``--resume`` would send).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+
+from harness.systems.claude import profile as versions
+from harness.systems.claude import validator, wire
+from harness.systems.claude.loop import Loop, Settings
+from harness.systems.claude.profile import ClaudeProfile
+from harness.systems.claude.tools import Bench
+from providers_fake.cli.base import Context
+from providers_fake.cli.claude import data
+from providers_fake.cli.claude.render import CLI, ClaudeRenderer
+from providers_fake.cli.ids import Ids
+from providers_fake.cli.schemaflag import check as check_flag
+from providers_fake.cli.types import Output
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+ANTHROPIC_BASE_URL = "https://api.anthropic.com"
+#: The exit code of a run killed at its caller's timeout (SIGKILL).
+KILLED = -9
+_REFUSED = "Error: --json-schema is not a valid JSON Schema: "
+_BEFORE_AJV = ("Error: --json-schema is not valid JSON", "Error: --json-schema must be")
+#: The refusal of an ``$async`` schema, which releases before 2.1.260 do not make (B-05).
+ASYNC_REFUSED = "$async schemas are not supported"
+
+
+@dataclass(frozen=True)
+class ClaudeRun:
+    """What the modelled CLI did: its exit status, stdout bytes and stderr text."""
+
+    exit_code: int
+    stdout: bytes
+    stderr: str
+    #: The session's messages after this turn, as a ``--resume`` would send them.
+    conversation: tuple[dict[str, Any], ...] = ()
+    #: Killed at the caller's timeout (exit_code is then -9, as for SIGKILL).
+    timed_out: bool = False
+
+    @property
+    def lines(self) -> list[object]:
+        out: list[object] = []
+        for raw in self.stdout.decode().splitlines():
+            try:
+                out.append(json.loads(raw))
+            except ValueError:
+                out.append(raw)
+        return out
+
+
+def _connectivity_check(client: httpx.Client, base_url: str) -> None:
+    """``HEAD /api/hello``, whose answer the CLI never reads (B-01)."""
+    with contextlib.suppress(httpx.HTTPError):
+        client.head(base_url.rstrip("/") + "/api/hello", timeout=10.0)
+
+
+def _intake(schema: str, profile: ClaudeProfile) -> tuple[validator.Schema, str] | str:
+    """
+    The schema argument as the CLI takes it, and the text its calls are checked
+    against; or the stderr line refusing it.
+    """
+    problem = check_flag(schema)[1]
+    if problem is not None and problem.startswith(_BEFORE_AJV):
+        return problem  # JSON.parse's and the object check's words, before Ajv sees it
+    compiled = validator.compile_schema(schema)
+    refused = isinstance(compiled, validator.Refusal) and ASYNC_REFUSED in compiled.reason
+    if refused and not profile.refuses_async:
+        # Releases before 2.1.260 take an $async schema (B-05); the keyword then
+        # changes nothing a call is checked against, so it is left out of the checks.
+        plain = {k: v for k, v in json.loads(schema).items() if k != "$async"}
+        taken = _intake(json.dumps(plain), profile)
+        if isinstance(taken, str):
+            return taken
+        return validator.Schema({**json.loads(schema), **taken[0].wire}, taken[0].warnings), taken[
+            1
+        ]
+    if isinstance(compiled, validator.Refusal):
+        return "".join(f"{line}\n" for line in compiled.warnings) + f"{_REFUSED}{compiled.reason}\n"
+    return compiled, schema
+
+
+def run_claude(
+    client: httpx.Client,
+    *,
+    prompt: str,
+    schema: str,
+    output_format: str = "json",
+    verbose: bool | None = None,
+    fallback_model: str | None = None,
+    env: Mapping[str, str] | None = None,
+    base_url: str = ANTHROPIC_BASE_URL,
+    seed: str = "reference",
+    gates: Mapping[str, bool] | None = None,
+    refusal_fallback_model: str | None = None,
+    resumed: Sequence[dict[str, Any]] = (),
+    allowed_tools: Sequence[str] = (),
+    cwd: Path | None = None,
+    workdir: Path | None = None,
+    timeout: float | None = None,
+    version: str | None = None,
+) -> ClaudeRun:
+    """
+    One ``claude -p`` run against the model API behind ``client``.
+
+    ``env`` is the CLI's whole environment (HOME, TMPDIR and the rest, as a
+    caller would start the binary with); ``cwd`` its working directory and
+    ``workdir`` the throwaway folder around it, the only place a command may
+    write.  ``verbose`` defaults to what ``output_format`` needs (stream-json
+    requires it).  ``resumed`` is an earlier run's `ClaudeRun.conversation`:
+    this run resumes that session, and only this turn's calls count against
+    its budget.  With ``timeout`` the run is killed when it passes, as the
+    harness kills a real CLI: what was printed stays, the exit code is -9.
+    """
+    env = dict(env or {})
+    profile = ClaudeProfile.of(version)
+    if versions.sends_connectivity_check(profile, env):  # before anything else (B-01)
+        _connectivity_check(client, base_url)
+    argv = ["-p", prompt, "--output-format", output_format]
+    if verbose or (verbose is None and output_format == "stream-json"):
+        argv.append("--verbose")
+    if fallback_model is not None:
+        argv += ["--fallback-model", fallback_model]
+    refusal = CLI.refusal(CLI.parse(argv), None, prompt)
+    if refusal is not None:
+        message, status = refusal
+        return ClaudeRun(status, b"", message)
+    intake = _intake(schema, profile)
+    if isinstance(intake, str):
+        return ClaudeRun(1, b"", intake)
+    taken, checked = intake
+    parsed = CLI.parse([*argv, "--json-schema", schema])
+    here = cwd or Path(env.get("PWD", "/work"))
+    env.setdefault("HOME", str(here))
+    out = Output()
+    ctx = Context(
+        CLI,
+        parsed=parsed,
+        env=env,
+        cwd=str(here),
+        prompt=prompt,
+        ids=Ids(seed, "claude"),
+        out=out,
+        json_shape=None,
+    )
+    renderer = ClaudeRenderer(ctx)
+    aliases, known = dict(profile.model_aliases), profile.known_models()  # B-29
+    chosen = data.chosen_model(env.get("ANTHROPIC_MODEL"), aliases, known)
+    if parsed.text("model") is None:  # the release's default unless ANTHROPIC_MODEL names one
+        renderer.model = profile.default_model if chosen is None else chosen  # B-07
+    settings = Settings(
+        env,
+        taken,
+        checked,
+        fallback_model,
+        refusal_fallback_model,
+        dict(gates or {}),
+        tuple(resumed),
+        urlsplit(base_url).netloc,
+        deadline=None if timeout is None else time.monotonic() + timeout,
+        profile=profile,
+    )
+    bench = Bench(
+        here, workdir or here, env, tuple(allowed_tools), renderer.session_id, renderer.ids, profile
+    )
+    loop = Loop(client, base_url, renderer, settings, bench)
+    # The notice's own test of a name is not the suffix's (B-29): the pinned list's.
+    unknown = data.unrecognized_model(env.get("ANTHROPIC_MODEL"), aliases)
+    warnings = "".join(f"{line}\n" for line in (*taken.warnings, *([unknown] if unknown else [])))
+    try:
+        loop.run(prompt, renderer.model)
+    except httpx.TimeoutException:
+        stdout = _stream(out, "stdout")
+        stderr = warnings + _stream(out, "stderr").decode()
+        return ClaudeRun(KILLED, stdout, stderr, timed_out=True)
+    prompted = wire.asked(prompt, resumed=bool(resumed))
+    conversation = wire.closed([*resumed, prompted, *loop.history], profile.continue_note)
+    stdout, stderr = _stream(out, "stdout"), warnings + _stream(out, "stderr").decode()
+    return ClaudeRun(renderer.finish(), stdout, stderr, tuple(conversation))
+
+
+def _stream(out: Output, name: str) -> bytes:
+    parts = [chunk[-1] for chunk in out.chunks if chunk[0] == name]
+    return b"".join(part for part in parts if isinstance(part, bytes))
