@@ -18,15 +18,26 @@ import httpx
 Handle = Callable[[httpx.Request], httpx.Response]
 
 
+def _base_url(address: object) -> str:
+    """
+    The URL of a bound IPv4 server: ``socketserver`` types the address for
+    every socket family (a Unix path, a buffer), but this one is ``(host, port)``.
+    """
+    assert isinstance(address, tuple), address
+    host, port = address[:2]
+    assert isinstance(host, str), address
+    assert isinstance(port, int), address
+    return f"http://{host}:{port}"
+
+
 def _handler(handle: Handle) -> type[BaseHTTPRequestHandler]:
     class Bridge(BaseHTTPRequestHandler):
         def _answer(self) -> None:
             length = int(self.headers.get("content-length") or 0)
             body = self.rfile.read(length) if length else b""
-            host, port = self.server.server_address[:2]
             request = httpx.Request(
                 self.command,
-                f"http://{host}:{port}{self.path}",
+                _base_url(self.server.server_address) + self.path,
                 content=body,
                 headers=dict(self.headers.items()),
             )
@@ -62,8 +73,7 @@ def serving(handle: Handle) -> Iterator[str]:
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        host, port = server.server_address[:2]
-        yield f"http://{host}:{port}"
+        yield _base_url(server.server_address)
     finally:
         server.shutdown()
         server.server_close()

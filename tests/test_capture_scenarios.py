@@ -21,7 +21,7 @@ from harness.adaptor.intake import SchemaRejected, intake
 from harness.adaptor.negotiate import BUILTIN, negotiate
 from harness.adaptor.pipeline import build_option
 from harness.catalogue import loader
-from harness.catalogue.scenario import Scenario, Seam
+from harness.catalogue.scenario import Request, Scenario, Seam
 from tests.capture_compare import compare_to_capture
 
 CAPTURES = Path(__file__).resolve().parents[2] / "shared" / "captures"
@@ -49,6 +49,7 @@ def _replay(scenario: Scenario, tmp_path: Path) -> providers_fake.Replay:
     script.write_text(json.dumps(scenario.script.to_json(scenario.id)))
     env = {providers_fake.SCRIPT_ENV: str(script)}
     request = scenario.request
+    assert isinstance(request, Request), scenario.id
     option = build_option(request)
     try:
         schema = intake(option) if option is not None else None

@@ -16,9 +16,11 @@ import json
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
+from hypothesis import strategies as st
 
 from harness import cli, targets
 from harness.catalogue import loader
@@ -36,9 +38,11 @@ def fuzz(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[str]
     return status, capsys.readouterr().out.splitlines()
 
 
-def _cases(strategy: object, count: int, seed: int = 0) -> list[dict[str, object]]:
-    found: list[dict[str, object]] = []
-    generate(strategy, count, seed, lambda case, _: found.append(case))  # type: ignore[arg-type]
+def _cases(
+    strategy: st.SearchStrategy[dict[str, Any]], count: int, seed: int = 0
+) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = []
+    generate(strategy, count, seed, lambda case, _: found.append(case))
     return found
 
 
@@ -158,7 +162,7 @@ def test_generation_is_deterministic_and_seeded() -> None:
 def test_every_generated_case_is_a_scenario_that_loads_as_written(
     which: str, tmp_path: Path
 ) -> None:
-    strategies = {
+    strategies: dict[str, tuple[write.Fuzzer, st.SearchStrategy[dict[str, Any]]]] = {
         "agent": (AgentCliFuzzer(), agent_cases(DRIVERS)),
         "claude": (model_api.ModelApiFuzzer("claude"), model_api.claude_cases(True, 12.0)),
         "codex": (model_api.ModelApiFuzzer("codex"), model_api.codex_cases(False, 12.0)),

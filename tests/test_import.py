@@ -203,7 +203,7 @@ def _loaded(text: str, tmp_path: Path) -> tuple[Scenario, ...]:
 
 def test_codebuddy_arrays_and_cursor_json_are_explained_by_events(tmp_path: Path) -> None:
     """The two other CLIs: a history array, and a lone result whose fragments are hidden."""
-    scripts = {
+    scripts: dict[str, list[object]] = {
         "codebuddy": ["init", {"structured_output": {"cause": "c", "fixes": []}}, "result"],
         "cursor": [{"assistant": '{"cause":'}, {"assistant": '"c","fixes":[]}'}, "result"],
     }

@@ -11,13 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 from harness import seams, targets
 from harness.catalogue import loader
-from harness.catalogue.scenario import Json, Scenario
+from harness.catalogue.outcome import Outcome
+from harness.catalogue.scenario import Expectation, Json, Scenario
 from harness.seams.case import execute
 from harness.seams.compare import json_equal
 from harness.seams.model_api.values import ModelApiOutcome
@@ -89,9 +90,11 @@ def test_a_lossy_adaptor_fails(catalogue: dict[str, Scenario], scenario: str, ad
     assert [m.field for m in result.mismatches] == ["value"]
     # What the old verdict used: Python's == calls the corrupted value equal.
     outcome = result.outcome
-    assert outcome is not None
-    expected = case.expect.value.value  # type: ignore[attr-defined]
-    assert outcome.value.value == expected  # type: ignore[attr-defined]
+    assert isinstance(outcome, Outcome), outcome
+    assert isinstance(case.expect, Expectation), case.expect
+    assert case.expect.value is not None
+    assert outcome.value is not None
+    assert outcome.value.value == case.expect.value.value
 
 
 def _coerced(value: Any, scalar: Callable[[Any], Any]) -> Any:
@@ -135,7 +138,7 @@ def test_a_cli_printing_other_kinds_fails(
 
 def _bool_as_int_publication(original: Any) -> Any:
     def publication(*args: Any) -> dict[str, Any]:
-        return _coerced(original(*args), _bool_as_int)  # type: ignore[no-any-return]
+        return cast(dict[str, Any], _coerced(original(*args), _bool_as_int))
 
     return publication
 
@@ -150,7 +153,7 @@ def test_a_service_publishing_other_kinds_fails(
     original = t3._Task.status_json
 
     def status_json(self: t3._Task, task_id: str) -> dict[str, Any]:
-        return _coerced(original(self, task_id), _bool_as_int)  # type: ignore[no-any-return]
+        return cast(dict[str, Any], _coerced(original(self, task_id), _bool_as_int))
 
     monkeypatch.setattr(t3._Task, "status_json", status_json)
     throng_result, t3_result = (execute(c, targets.create("reference-inproc")) for c in cases)
@@ -166,8 +169,9 @@ def test_a_received_schema_of_other_kinds_fails(catalogue: dict[str, Scenario]) 
     result = execute(case, targets.create("reference-inproc"))
     assert result.status == "passed"
     outcome = result.outcome
-    assert outcome is not None
-    call = outcome.calls[-1]  # type: ignore[attr-defined]
+    assert isinstance(outcome, Outcome), outcome
+    call = outcome.calls[-1]
+    assert call.schema is not None
     bent_schema = _coerced(call.schema.value, _int_as_float)
     bent = replace(outcome, calls=(replace(call, schema=Json.of(bent_schema)),))
     named = [m.field for m in seams.require("agent-cli").compare(case.expect, bent)]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from harness import targets
 from harness.catalogue import loader
-from harness.catalogue.scenario import Seam
+from harness.catalogue.scenario import Expectation, Seam
 from harness.seams.case import execute
 
 
@@ -32,6 +32,9 @@ def test_some_scenarios_really_exercise_processes(catalogue: loader.Loaded) -> N
     """Signals, hangs and exit codes are in the catalogue, so the comparison means something."""
     causes = set()
     for scenario in catalogue.scenarios:
-        if scenario.seam is Seam.AGENT_CLI and scenario.expect.cause:
+        if scenario.seam is not Seam.AGENT_CLI:
+            continue
+        assert isinstance(scenario.expect, Expectation), scenario.id
+        if scenario.expect.cause:
             causes.add(scenario.expect.cause)
     assert {"signal", "timeout", "nonzero_exit", "malformed_protocol"} <= causes

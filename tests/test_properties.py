@@ -82,7 +82,7 @@ def _check(scenario: Scenario) -> Outcome:
     result = execute(scenario, TARGET)
     assert result.status == "passed", result.reason  # an empty expectation always passes
     outcome = result.outcome
-    assert outcome is not None
+    assert isinstance(outcome, Outcome), outcome  # agent-cli's seam outcome
     assert problems("outcome", outcome.to_json()) == []
     assert outcome.launches == 1
     if outcome.value is not None:

@@ -16,7 +16,7 @@ from syrupy.assertion import SnapshotAssertion
 from harness import targets
 from harness.catalogue import loader
 from harness.catalogue.scenario import Expectation, Json
-from harness.reports import render
+from harness.reports import junit, render
 from harness.seams import RunOptions
 from harness.seams.case import execute
 from harness.targets.announce import about
@@ -117,8 +117,8 @@ def test_failure_is_linked_with_a_diff(catalogue: loader.Loaded) -> None:
     failures = render.failures(report)
     assert '<a id="codex-happy-reference-inproc"></a>' in failures
     assert '-   "cause": "other"' in failures
-    junit = render.junit.render(report)
-    assert '<failure type="regression" message="outcome differs on value">' in junit
+    xml = junit.render(report)
+    assert '<failure type="regression" message="outcome differs on value">' in xml
     assert "provider: fake codex" in failures  # what the provider printed
 
 
@@ -131,4 +131,4 @@ def test_catalogue_has_a_section_per_scenario(sample: loader.Loaded, built: rend
 
 def test_junit_snapshot(built: render.Report, snapshot: SnapshotAssertion) -> None:
     """junit.xml as CI reads it; the measured times are masked, nothing else."""
-    assert _timeless(_mask(render.junit.render(built))) == snapshot
+    assert _timeless(_mask(junit.render(built))) == snapshot

@@ -163,7 +163,12 @@ def test_a_published_version_is_installed_once_into_its_own_folder(
 
 
 def test_a_reference_is_added_at_the_versions_of_each_real_target() -> None:
-    given = ("reference", "real", "real:claude=2.1.235", "old=real:claude=2.1.235,codex=0.171.0")
+    given: tuple[str, ...] = (
+        "reference",
+        "real",
+        "real:claude=2.1.235",
+        "old=real:claude=2.1.235,codex=0.171.0",
+    )
     assert targets.with_companions(given) == (
         *given,
         "reference:claude=2.1.235",
