@@ -11,7 +11,7 @@ import textwrap
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 import pytest
 
@@ -44,7 +44,7 @@ KINDS = {"reference": "reference", "reference-inproc": "reference", "real": "rea
 EXEC = RunOptions(allow_exec=True)
 
 
-def _outcome(cli: str = "claude", **changes: object) -> ModelApiOutcome:
+def _outcome(cli: str = "claude", **changes: Any) -> ModelApiOutcome:
     lines: tuple[object, ...] = (
         {"type": "system", "subtype": "init", "tools": ["Bash"], "session_id": "s-1"},
         {
@@ -58,20 +58,19 @@ def _outcome(cli: str = "claude", **changes: object) -> ModelApiOutcome:
             "session_id": "s-1",
         },
     )
-    fields: dict[str, object] = {
-        "cli": cli,
-        "exit_code": 0,
-        "stderr": "",
-        "timed_out": False,
-        "lines": lines,
-        "final": final_result(cli, lines),
-        "requests": (
+    base = ModelApiOutcome(
+        cli=cli,
+        exit_code=0,
+        stderr="",
+        timed_out=False,
+        lines=lines,
+        final=final_result(cli, lines),
+        requests=(
             SeenRequest("m1", {"type": "object"}, None, None, []),
             SeenRequest("m1", {"type": "object"}, None, None, [{"content": "retry"}]),
         ),
-    }
-    fields.update(changes)
-    return ModelApiOutcome(**fields)  # type: ignore[arg-type]
+    )
+    return replace(base, **changes)
 
 
 def _result(
@@ -436,7 +435,9 @@ def test_differential_md_names_every_disagreement_with_both_values() -> None:
     assert "nothing to compare" in render.differential(empty)
 
 
-def test_the_summary_names_unexplained_disagreements(tmp_path: Path) -> None:
+def test_the_summary_names_unexplained_disagreements(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     session = engine.Session((MODEL_API,), ("reference", "reference-inproc"), tmp_path, None)
     session.results = [
         _result("reference", _outcome(), scenario="model-codex-happy"),
@@ -444,7 +445,9 @@ def test_the_summary_names_unexplained_disagreements(tmp_path: Path) -> None:
     ]
     # Both are reference kinds: nothing is paired, whatever they show.
     assert not any("differential" in line for line in session.summary_lines())
-    session.kinds = lambda: {"reference": "reference", "reference-inproc": "real"}  # type: ignore[method-assign]
+    monkeypatch.setattr(
+        session, "kinds", lambda: {"reference": "reference", "reference-inproc": "real"}
+    )
     lines = session.summary_lines()
     assert "harness: differential: 1 pairs, 0 agree, 1 disagree (0 expected)" in "\n".join(lines)
     assert (

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -20,11 +21,11 @@ import pytest
 import providers_fake
 from harness import seams, targets
 from harness.adaptor.environment import adaptor_environment
-from harness.adaptor.launch import EXECUTABLES
+from harness.adaptor.launch import EXECUTABLES, Finished
 from harness.adaptor.pipeline import Provider, run
 from harness.catalogue import loader
 from harness.catalogue.outcome import Outcome
-from harness.catalogue.scenario import Scenario, Seam
+from harness.catalogue.scenario import Request, Scenario, Seam
 from harness.cli import main
 from harness.exceptions import CannotWrite
 from harness.record import importer
@@ -72,9 +73,9 @@ class _Replayed:
     def __init__(self) -> None:
         self.replay: providers_fake.Replay | None = None
 
-    def launch(self, argv: list[str], env: dict[str, str], timeout: float, cwd: Path) -> object:
-        from harness.adaptor.launch import Finished  # noqa: PLC0415
-
+    def launch(
+        self, argv: Sequence[str], env: Mapping[str, str], timeout: float, cwd: Path
+    ) -> Finished:
         cli = {exe: cli for cli, exe in EXECUTABLES.items()}[argv[0]]
         self.replay = providers_fake.replay(cli, list(argv[1:]), env)
         return Finished(self.replay.stdout, self.replay.stderr, self.replay.exit_code)
@@ -86,7 +87,8 @@ def _replay(scenario: Scenario, tmp_path: Path) -> providers_fake.Replay | None:
     script.write_text(json.dumps(scenario.script.to_json(scenario.id)))
     env = {**adaptor_environment(), providers_fake.SCRIPT_ENV: str(script)}
     launcher = _Replayed()
-    run(scenario.request, Provider(dict(EXECUTABLES), env, tmp_path), launcher)  # type: ignore[arg-type]
+    assert isinstance(scenario.request, Request), scenario.id
+    run(scenario.request, Provider(dict(EXECUTABLES), env, tmp_path), launcher)
     return launcher.replay
 
 

@@ -14,6 +14,7 @@ import pytest
 
 from harness import engine
 from harness.catalogue import loader
+from harness.catalogue.scenario import Request
 from harness.cli import main
 from tests.lintcheck import assert_one_clear_line
 
@@ -340,10 +341,12 @@ def test_family_case_unsets_a_family_field(tmp_path: Path) -> None:
     loaded = loader.load([path])
     assert loaded.problems == ()
     with_, without = loaded.scenarios
-    assert with_.request.schema == b'{"type": "object"}'  # type: ignore[attr-defined]
+    assert isinstance(with_.request, Request)
+    assert isinstance(without.request, Request)
+    assert with_.request.schema == b'{"type": "object"}'
     assert with_.script is not None
     assert with_.script.exit == 3
-    assert without.request.schema is None  # type: ignore[attr-defined]
+    assert without.request.schema is None
     assert without.script is not None
     assert without.script.exit is None
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -189,26 +191,25 @@ def test_the_base_document_is_good(tmp_path: Path, capsys: pytest.CaptureFixture
     assert main(["lint", str(path)]) == 0, capsys.readouterr().out
 
 
-def _outcome(**changes: object) -> ModelApiOutcome:
+def _outcome(**changes: Any) -> ModelApiOutcome:
     lines: tuple[object, ...] = (
         {"type": "system", "subtype": "init"},
         {"type": "result", "subtype": "success", "is_error": False, "structured_output": {"a": 1}},
     )
-    fields: dict[str, object] = {
-        "cli": "claude",
-        "exit_code": 0,
-        "stderr": "",
-        "timed_out": False,
-        "lines": lines,
-        "final": final_result("claude", lines),
-        "requests": (
+    base = ModelApiOutcome(
+        cli="claude",
+        exit_code=0,
+        stderr="",
+        timed_out=False,
+        lines=lines,
+        final=final_result("claude", lines),
+        requests=(
             SeenRequest("m1", {"type": "object"}, None, None, []),
             SeenRequest("m2", {"type": "object"}, None, None, [{"content": "[enforce] now"}]),
             SeenRequest(None, None, None, None, None, unexpected="no such endpoint"),
         ),
-    }
-    fields.update(changes)
-    return ModelApiOutcome(**fields)  # type: ignore[arg-type]
+    )
+    return replace(base, **changes)
 
 
 def test_only_the_given_expectations_are_checked() -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from harness.reports import mutants as runner
-from harness.reports.mutate import install, mutants, mutated_tree
+from harness.reports.mutate import Mutant, install, mutants, mutated_tree
 
 SOURCE = textwrap.dedent(
     '''\
@@ -101,7 +101,7 @@ def module(tmp_path: Path) -> Iterator[str]:
             sys.modules.pop(name, None)
 
 
-def _mutant(name: str, shown: str) -> tuple[object, str]:
+def _mutant(name: str, shown: str) -> tuple[Mutant, str]:
     [found] = [
         m
         for m in mutants(name, SOURCE, "subject.py")
@@ -114,7 +114,7 @@ def test_install_swaps_the_code_that_every_importer_calls(module: str) -> None:
     user = importlib.import_module("harness_mutant_user")
     assert user.check(5, {5}) == "big and known"
     mutant, source = _mutant(module, "[compare] value > LIMIT -> value <= LIMIT")
-    install(mutant, source)  # type: ignore[arg-type]
+    install(mutant, source)
     assert user.check(5, {5}) is False  # the copy imported elsewhere runs the mutant too
 
 
@@ -122,7 +122,7 @@ def test_install_rebinds_a_constant_where_it_was_imported(module: str) -> None:
     user = importlib.import_module("harness_mutant_user")
     subject = importlib.import_module(module)
     mutant, source = _mutant(module, "[constant] 3 -> 4")
-    install(mutant, source)  # type: ignore[arg-type]
+    install(mutant, source)
     assert (subject.LIMIT, user.LIMIT) == (4, 4)
     assert subject.check(4, {4}) is False
 
@@ -163,7 +163,7 @@ def test_install_leaves_other_constants_of_the_same_value_alone(module: str) -> 
     }
     assert threes  # the harness has such constants, or this checks nothing
     mutant, source = _mutant(module, "[constant] 3 -> 4")
-    install(mutant, source)  # type: ignore[arg-type]
+    install(mutant, source)
     assert {(n, a) for n, a in threes if getattr(sys.modules[n], a) != 3} == set()
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from harness.seams.model_api.values import ARG_MAX_STRLEN
-from providers_fake.api import LoopbackServer, ScriptedModelAPI, realcli
+from providers_fake.api import LoopbackServer, RecordedRequest, ScriptedModelAPI, realcli
 from tests.realbin import real_binary
 
 SCHEMA = json.dumps(
@@ -38,7 +38,9 @@ SCHEMA = json.dumps(
 GATE = "tengu_structured_output_strict"
 
 
-def _tool(script: list[object], env: dict[str, str], args: tuple[str, ...] = ()) -> object:
+def _tool(
+    script: list[object], env: dict[str, str], args: tuple[str, ...] = ()
+) -> list[RecordedRequest]:
     with LoopbackServer(ScriptedModelAPI(script)) as server:
         run = realcli.run_claude(
             real_binary("claude"),
@@ -71,7 +73,7 @@ def test_the_strict_gate_cannot_be_turned_on_offline(tmp_path: Path) -> None:
     }
     for way, env in ways.items():
         requests = _tool([{"tool": {"cause": "c"}}], env)
-        tool = requests[0].structured_output_tool  # type: ignore[index]
+        tool = requests[0].structured_output_tool
         assert tool is not None, way
         assert "strict" not in tool, f"{way} turned the gate on: the skip reason is wrong"
         assert tool["input_schema"] == json.loads(SCHEMA), way

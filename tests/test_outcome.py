@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from importlib import resources
+from typing import Any
 
 import jsonschema
 import pytest
@@ -137,8 +140,8 @@ def test_what_the_cli_received_beyond_equality() -> None:
     )
     outcome = Outcome.ok(Json.of(1)).observed((call,))
 
-    def mismatches(**want: object) -> list[str]:
-        expect = Expectation(provider=ProviderExpectation(**want))  # type: ignore[arg-type]
+    def mismatches(**want: Any) -> list[str]:
+        expect = Expectation(provider=ProviderExpectation(**want))
         return [m.expected for m in compare(expect, outcome)]
 
     assert mismatches(prompt="Explain.", prompt_match=("^Exp",), argv_match=(r"\.json$",)) == []
@@ -182,7 +185,7 @@ def test_a_runaway_pattern_is_stopped_not_waited_for() -> None:
     assert signal_handler_is_default()
     # Off the main thread the block runs unbounded rather than failing to arm a timer.
     ran = []
-    worker = threading.Thread(target=lambda: ran.append(_bounded_quick(validation)))
+    worker = threading.Thread(target=lambda: ran.append(_bounded_quick(validation.bounded)))
     worker.start()
     worker.join()
     assert ran == [True]
@@ -196,6 +199,6 @@ def signal_handler_is_default() -> bool:
     ) in (signal.SIG_DFL, signal.default_int_handler, None)
 
 
-def _bounded_quick(validation: object) -> bool:
-    with validation.bounded(0.01):  # type: ignore[attr-defined]
+def _bounded_quick(bounded: Callable[[float], AbstractContextManager[None]]) -> bool:
+    with bounded(0.01):
         return True

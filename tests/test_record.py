@@ -12,6 +12,7 @@ their own, without a binary.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +25,10 @@ from harness.cli import main
 from harness.exceptions import CannotWrite
 from harness.record import answers, asked, recorder, scrub
 from harness.record.proxy import Exchange
+from harness.seams.model_api.expect import ModelApiExpectation
+from harness.seams.model_api.values import ModelApiRequest
 from providers_fake.api import LoopbackServer, anthropic, openai
-from providers_fake.api.script import step_from_json
+from providers_fake.api.script import Answer, step_from_json
 from tests.realbin import real_binary
 
 SCHEMA = {
@@ -53,11 +56,11 @@ def _codex_args(tmp_path: Path) -> tuple[str, ...]:
 
 
 def _record(
-    cli: str, argv: tuple[str, ...], script: object, tmp_path: Path, **options: Any
+    cli: str, argv: tuple[str, ...], script: Sequence[object], tmp_path: Path, **options: Any
 ) -> tuple[recorder.Recording, Scenario]:
     real_binary(cli)
     out = tmp_path / f"recorded-{cli}.yaml"
-    with LoopbackServer(script) as upstream:  # type: ignore[arg-type]
+    with LoopbackServer(script) as upstream:
         done = recorder.record(
             recorder.Options(cli, argv, upstream=upstream.url, out=out, verify=False, **options)
         )
@@ -71,9 +74,18 @@ def _record(
     return done, scenario
 
 
+def _request(scenario: Scenario) -> ModelApiRequest:
+    assert isinstance(scenario.request, ModelApiRequest), scenario.request
+    return scenario.request
+
+
+def _expect(scenario: Scenario) -> ModelApiExpectation:
+    assert isinstance(scenario.expect, ModelApiExpectation), scenario.expect
+    return scenario.expect
+
+
 def _steps(scenario: Scenario) -> list[dict[str, Any]]:
-    request = scenario.request
-    script = json.loads(request.model_script)  # type: ignore[attr-defined]
+    script = json.loads(_request(scenario).model_script)
     assert script["repeat_last"] is False
     # An answer slow to start keeps its delay; on a loaded machine even the fake can be.
     steps: list[dict[str, Any]] = [
@@ -105,10 +117,11 @@ def test_claude_cut_stream_overload_thinking_and_rejection(tmp_path: Path) -> No
     assert steps[1]["body"]["error"] == {"type": "overloaded_error", "message": "Overloaded"}
     assert steps[1]["body"]["request_id"] == "<id-1>"  # the upstream's id, scrubbed
     assert steps[2] == {"thinking": "Let me look.", "text": "Checking.", "tool": {"cause": 1}}
-    expect = scenario.expect
-    assert expect.exit_code == 0  # type: ignore[attr-defined]
-    assert expect.requests == 4  # type: ignore[attr-defined]
-    assert expect.line_types[:3] == ("system/init", "system/api_retry", "system/api_retry")  # type: ignore[attr-defined]
+    expect = _expect(scenario)
+    assert expect.exit_code == 0
+    assert expect.requests == 4
+    assert expect.line_types is not None
+    assert expect.line_types[:3] == ("system/init", "system/api_retry", "system/api_retry")
     _replays_on_real(scenario)
 
 
@@ -120,11 +133,11 @@ def test_claude_exhausted_retry_loop_with_the_env_that_matters(
     monkeypatch.setenv("SOME_UNRELATED_SETTING", "not recorded")
     done, scenario = _record("claude", _claude_args("json"), [{"tool": {"cause": 1}}], tmp_path)
     assert _steps(scenario) == [{"tool": {"cause": 1}}, {"tool": {"cause": 1}}]
-    assert scenario.request.env == (("MAX_STRUCTURED_OUTPUT_RETRIES", "2"),)  # type: ignore[attr-defined]
-    expect = scenario.expect
-    assert expect.subtype == "error_max_structured_output_retries"  # type: ignore[attr-defined]
-    assert expect.exit_code == 1  # type: ignore[attr-defined]
-    assert any("after 2 attempts" in e for e in expect.errors_contain)  # type: ignore[attr-defined]
+    assert _request(scenario).env == (("MAX_STRUCTURED_OUTPUT_RETRIES", "2"),)
+    expect = _expect(scenario)
+    assert expect.subtype == "error_max_structured_output_retries"
+    assert expect.exit_code == 1
+    assert any("after 2 attempts" in e for e in expect.errors_contain)
     assert "not recorded" not in done.text
     _replays_on_real(scenario)
 
@@ -172,7 +185,9 @@ def test_codex_reasoning_and_two_messages(tmp_path: Path) -> None:
     ]
     _, scenario = _record("codex", _codex_args(tmp_path), script, tmp_path)
     assert _steps(scenario) == script
-    assert scenario.expect.structured_output.value == {"cause": "c", "fixes": []}  # type: ignore[attr-defined]
+    value = _expect(scenario).structured_output
+    assert value is not None
+    assert value.value == {"cause": "c", "fixes": []}
     _replays_on_real(scenario)
 
 
@@ -189,7 +204,7 @@ def test_codex_http_error_keeps_status_body_and_retry_header(
     assert step["body"]["error"]["code"] == "rate_limit_exceeded"
     assert "PLANTEDopenaikey" not in done.text
     # Codex names the upstream's request id: the expectation stops before it.
-    assert scenario.expect.errors_contain == (  # type: ignore[attr-defined]
+    assert _expect(scenario).errors_contain == (
         "exceeded retry limit, last status: 429 Too Many Requests, request id:",
     )
     _replays_on_real(scenario)
@@ -201,7 +216,7 @@ def test_codex_stream_cut_mid_message(tmp_path: Path) -> None:
     _, scenario = _record("codex", _codex_args(tmp_path), script, tmp_path)
     [step] = _steps(scenario)
     assert step == {"text": '{"cause": "c", "fixes": ', "truncate_after": 5}
-    assert scenario.expect.exit_code == 1  # type: ignore[attr-defined]
+    assert _expect(scenario).exit_code == 1
     _replays_on_real(scenario)
 
 
@@ -212,7 +227,9 @@ def _exchange(api: str, step: dict[str, Any], *, request: dict[str, Any] | None 
     """What the proxy keeps when the fake upstream answers `step` (cut where the step says)."""
     body = {"model": "m", "stream": True, **(request or {})}
     renderers = {"anthropic": anthropic.answer_reply, "openai": openai.answer_reply}
-    reply = renderers[api](step_from_json(step, "s"), body, 0)  # type: ignore[arg-type]
+    answer = step_from_json(step, "s")
+    assert isinstance(answer, Answer), step
+    reply = renderers[api](answer, body, 0)
     headers = tuple((k.lower(), v) for k, v in reply.headers if k.lower() == "content-type")
     return Exchange(0, "POST", "/v1/x", json.dumps(body).encode(), 200, headers,
                     b"".join(reply.chunks), reply.cut, 0.0)  # fmt: skip

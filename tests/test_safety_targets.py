@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import resource
 import sys
+import types
 from pathlib import Path
 from typing import Any
 
@@ -102,8 +103,8 @@ def test_a_python_adaptor_answering_nan_is_an_errored_case(
     def nan_answer(message: dict[str, Any]) -> dict[str, Any]:
         return {"status": "ok", "value": {"a": float("nan")}, "has_value": True}
 
-    module = type(sys)("nan_adaptor")
-    module.answer = nan_answer  # type: ignore[attr-defined]
+    module = types.ModuleType("nan_adaptor")
+    vars(module)["answer"] = nan_answer
     monkeypatch.setitem(sys.modules, "nan_adaptor", module)
     target = targets.create("python:nan_adaptor:answer")
     result = execute(next(s for s in catalogue.scenarios if s.id == "codex-happy"), target)
