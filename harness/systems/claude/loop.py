@@ -47,7 +47,7 @@ from typing import Any
 
 import httpx
 
-from harness.systems.claude import failures, strict, validator, wire
+from harness.systems.claude import failures, models, strict, validator, wire
 from harness.systems.claude import profile as versions
 from harness.systems.claude.answer import Taking
 from harness.systems.claude.profile import ClaudeProfile
@@ -152,6 +152,12 @@ class Loop:
         self.profile = settings.profile
         self.answers = 0  # complete answers this run (what the token notes count, B-14)
         self.tokens_left: int | None = None  # the token notes' figure, fixed by the first
+        #: The history's length when notes were last added after it (B-14, B-34).
+        self.noted: int | None = None
+        #: The model the run was started with or last told it is (B-34).
+        self.announced = ""
+        #: Lines for stderr the loop prints on its way (a fallback model it does not know).
+        self.notices: list[str] = []
         self.accepted: tuple[object] | None = None  # the last accepted input (B-10)
         self.recoveries = failures.Recoveries(self.profile.bad_request_ladder)  # B-33
         #: Notes sent after the conversation until an answer comes, then part of it.
@@ -179,11 +185,14 @@ class Loop:
         fallback = self.settings.fallback
         armed = None if fallback == model else fallback
         turn = _Turn(model, armed, DEFAULT_ATTEMPTS if allowed is None else allowed, budget)
+        self.announced = model
         self.event("init")
         stream = True
         while True:
             tool = self.tool()
-            self.token_note()
+            self.token_note(turn.model)
+            found = models.card(turn.model, self.profile.known_models())
+            hinted = found is not None and found.hint and self.noted == len(self.history)
             body = wire.request_body(
                 turn.model,
                 turn.effort,
@@ -193,6 +202,7 @@ class Loop:
                 self.resumed,
                 stream=stream,
                 caching=not wire.env_on(env.get("DISABLE_PROMPT_CACHING")),
+                tail=models.PLANNING_HINT if hinted else None,
             )
             left = self.time_left()
             with self.client.stream(
@@ -298,6 +308,11 @@ class Loop:
         recoveries of a 400 start over and whose own overloads count afresh.
         """
         self.event("model_fallback", {"from": turn.model, "to": target})
+        # As for ANTHROPIC_MODEL, against the pinned list (B-29), once the model is used:
+        # 2.1.235 names my-custom-model, not claude-fable-5-1 (probed).
+        unknown = data.unrecognized_model(target, dict(self.profile.model_aliases))
+        if unknown is not None:
+            self.notices.append(unknown)
         turn.model, turn.effort, turn.fallback = target, "high", None
         turn.overloads = turn.failures = turn.cascade = 0
         turn.plain = False
@@ -351,31 +366,50 @@ class Loop:
         self.history.append({"role": "user", "content": versions.wrapped(self.profile, notice)})
         return False
 
-    def token_note(self) -> None:
+    def token_note(self, model: str) -> None:
         """
-        Before a request, the system message releases before 2.1.314 add after
-        tool results, and after a resumed turn's prompt (B-14), its figure fixed
-        by the first one: the budget less the last answer's tokens.
+        Before a request that follows tool results (or a resumed turn's prompt),
+        the notes the CLI adds for ``model``: the tokens left, on releases before
+        2.1.314 for every model and from then on for the models whose card says
+        so (B-14), its figure fixed by the first note (the budget less the last
+        answer's tokens); and once the run has fallen back, which model this is
+        (B-34).  Where they go is the model's (`models`): in the last tool
+        result or a system message of their own.
         """
         notes = [m for m in self.history if m["role"] != "system"]  # the loop's own notes aside
         last = notes[-1] if notes else None
         after_prompt = last is None and bool(self.resumed)
         results = last is not None and last["role"] == "user" and wire.has_tool_results(last)
-        if not self.profile.token_notes or not (after_prompt or results):
+        if not (after_prompt or results) or self.noted == len(self.history):
+            return  # nothing new to note, or the results already have theirs
+        found = models.card(model, self.profile.known_models())
+        texts = []
+        if self.profile.announces_model and model != self.announced:
+            texts.append(models.announcement(model, found))
+            self.announced = model
+        if self.profile.token_notes or (found is not None and found.tokens):
+            if self.tokens_left is None:
+                spent = data.INPUT_TOKENS + data.OUTPUT_TOKENS if self.answers else 0
+                self.tokens_left = versions.TOKEN_BUDGET - spent
+            texts.append(versions.token_text(self.tokens_left))
+        if not texts:
             return
-        if self.history and versions.is_token_note(self.history[-1]):
-            return  # the results already have theirs
-        if self.tokens_left is None:
-            spent = data.INPUT_TOKENS + data.OUTPUT_TOKENS if self.answers else 0
-            self.tokens_left = versions.TOKEN_BUDGET - spent
-        note = versions.token_note(self.tokens_left)
+        place, wrapped = (found.place, found.wrapped) if found else (models.IN_SYSTEM, False)
+        if place == models.IN_RESULT and last is not None and results:
+            result = [b for b in last["content"] if b.get("type") == "tool_result"][-1]
+            if isinstance(result.get("content"), str):
+                result["content"] += "".join(f"\n\n{versions.reminder(t)}" for t in texts)
+                self.noted = len(self.history)
+                return
+        text = "\n\n".join(versions.reminder(t) if wrapped else t for t in texts)
         end = self.history[-1] if self.history else None
         if end is not None and end["role"] == "system" and isinstance(end["content"], str):
             # After a note of the loop's (a cd's, B-26) it joins that system message
             # (probed on 2.1.268: '# Environment update ...\n\n<total_tokens>...').
-            end["content"] += "\n\n" + str(note["content"])
-            return
-        self.history.append(note)
+            end["content"] += "\n\n" + text
+        else:
+            self.history.append({"role": "system", "content": text})
+        self.noted = len(self.history)
 
     def exhausted(self, turn: _Turn) -> None:
         limit = turn.allowed if isinstance(turn.allowed, int) else js_number(turn.allowed)
@@ -579,7 +613,7 @@ class Loop:
     def _last_user(self, *, past_token_note: bool = False) -> dict[str, Any] | None:
         """The conversation's last message if it is the user's, maybe before a token note."""
         end = len(self.history)
-        if past_token_note and end and versions.is_token_note(self.history[-1]):
+        if past_token_note and end and end == self.noted and self.history[-1]["role"] == "system":
             end -= 1
         return self.history[end - 1] if end and self.history[end - 1]["role"] == "user" else None
 

@@ -345,6 +345,19 @@ CLAUDE = Table(
             f"B-14 ({_B}): none from 2.1.314 (2.1.313 never published)",
         ),
         entry(
+            "announces_model",
+            "<2.1.328",
+            False,
+            f"B-34 ({_B}): no such note on 2.1.235 (2.1.236-2.1.327 not probed)",
+        ),
+        entry(
+            "announces_model",
+            ">=2.1.328",
+            True,
+            f"B-34 ({_B}): 'You are powered by the model named ...' after a fallback "
+            "(2.1.328, 2.1.332)",
+        ),
+        entry(
             "wraps_notes",
             "<2.1.331",
             False,
@@ -425,7 +438,10 @@ class ClaudeProfile:
     cascade_requests: tuple[tuple[int, int], ...]
     #: The recoveries a 400 or 422 is answered with, in order (B-33); empty: the counts above.
     bad_request_ladder: tuple[str, ...]
+    #: Every model hears the tokens left after tool results, not only those whose card says so.
     token_notes: bool
+    #: A model the run fell back to is told which it is (B-34).
+    announces_model: bool
     wraps_notes: bool
     multiple_of_precision: int | None
     resumes_broken_prose: bool
@@ -517,22 +533,17 @@ def max_tokens_error(profile: ClaudeProfile, limit: int | str) -> str:
 
 def wrapped(profile: ClaudeProfile, text: str) -> str:
     """A recovery or refusal note as it goes on the wire (B-15)."""
-    return f"<system-reminder>\n{text}\n</system-reminder>" if profile.wraps_notes else text
+    return reminder(text) if profile.wraps_notes else text
 
 
-def token_note(tokens_left: int) -> dict[str, object]:
-    """The system message older releases add after tool results (B-14)."""
-    return {"role": "system", "content": f"<total_tokens>{tokens_left} tokens left</total_tokens>"}
+def token_text(tokens_left: int) -> str:
+    """The token note the CLI writes after tool results (B-14)."""
+    return f"<total_tokens>{tokens_left} tokens left</total_tokens>"
 
 
-def is_token_note(message: Mapping[str, object]) -> bool:
-    """Whether a message of the conversation is, or ends with, a token note (B-14)."""
-    content = message.get("content")
-    return (
-        message.get("role") == "system"
-        and isinstance(content, str)
-        and content.endswith("</total_tokens>")
-    )
+def reminder(text: str) -> str:
+    """A note as the CLI wraps it for the models that take it so (`models`)."""
+    return f"<system-reminder>\n{text}\n</system-reminder>"
 
 
 def input_type_error(profile: ClaudeProfile, value: object) -> str | None:

@@ -188,14 +188,19 @@ def run_claude(
         loop.run(prompt, renderer.model)
     except httpx.TimeoutException:
         stdout = _stream(out, "stdout")
-        stderr = warnings + _stream(out, "stderr").decode()
+        stderr = warnings + _notices(loop) + _stream(out, "stderr").decode()
         return ClaudeRun(KILLED, stdout, stderr, timed_out=True)
     prompted = wire.asked(prompt, resumed=bool(resumed))
     conversation = wire.closed([*resumed, prompted, *loop.history], profile.continue_note)
-    stdout, stderr = _stream(out, "stdout"), warnings + _stream(out, "stderr").decode()
+    stdout = _stream(out, "stdout")
+    stderr = warnings + _notices(loop) + _stream(out, "stderr").decode()
     return ClaudeRun(renderer.finish(), stdout, stderr, tuple(conversation))
 
 
 def _stream(out: Output, name: str) -> bytes:
     parts = [chunk[-1] for chunk in out.chunks if chunk[0] == name]
     return b"".join(part for part in parts if isinstance(part, bytes))
+
+
+def _notices(loop: Loop) -> str:
+    return "".join(f"{line}\n" for line in loop.notices)

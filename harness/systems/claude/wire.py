@@ -82,7 +82,12 @@ def request_body(  # noqa: PLR0917 - one call site, each argument a different th
     *,
     stream: bool = True,
     caching: bool = True,
+    tail: str | None = None,
 ) -> dict[str, object]:
+    """
+    The Messages API body of one request; ``tail`` is a text block after the
+    cache mark of the last message, sent with this request only (B-35).
+    """
     messages = joined(
         [
             *(json.loads(json.dumps(m)) for m in resumed),
@@ -94,6 +99,8 @@ def request_body(  # noqa: PLR0917 - one call site, each argument a different th
         messages[-1]["content"] = [{"type": "text", "text": messages[-1]["content"]}]
     if caching:  # DISABLE_PROMPT_CACHING leaves the last block without the mark (probed)
         messages[-1]["content"][-1]["cache_control"] = dict(_EPHEMERAL)
+    if tail is not None:
+        messages[-1]["content"].append({"type": "text", "text": tail})
     return {
         "model": model,
         "messages": messages,
