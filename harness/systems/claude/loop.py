@@ -622,14 +622,16 @@ class Loop:
         A meta text for the model, joined to the last user message when there is
         one (the enforce reminder after results: the one before a token note).
         """
-        block = {"type": "text", "text": text}
         last = self._last_user(past_token_note=past_token_note)
-        if last is not None:
+        if last is not None and self.history[-1] is not last:
+            # Before a token note, into the results it follows (2.1.235, probed).
             content = last["content"]
             if isinstance(content, str):
                 content = last["content"] = [{"type": "text", "text": content}]
-            content.append(block)
-        else:  # plain string content, as the reminder: a block only while it is last
+            content.append({"type": "text", "text": text})
+        else:
+            # A message of its own, which the wire joins to the user messages before it
+            # (`wire.joined`): after a text, with a line break at the seam.
             self.history.append({"role": "user", "content": text})
 
     def retract(self, mark: int, model: str, target: str) -> int:
