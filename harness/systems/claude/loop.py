@@ -156,6 +156,8 @@ class Loop:
         self.noted: int | None = None
         #: The model the run was started with or last told it is (B-34).
         self.announced = ""
+        #: A refusal's tool results, shown once it is known how the refusal is met.
+        self.held: list[object] = []
         #: Lines for stderr the loop prints on its way (a fallback model it does not know).
         self.notices: list[str] = []
         self.accepted: tuple[object] | None = None  # the last accepted input (B-10)
@@ -452,11 +454,12 @@ class Loop:
             # the lines depends on timing, here it follows the first answer's lines.
             text = versions.BILLING_NOTICE.format(gateway=self.settings.gateway)
             self.event("notice", {"text": text, "level": "warning"})
+        if answer.stop_reason == "refusal" and outcome != "exhausted":
+            return self.refused(turn, answer, outcome, mark)
+        self.release()
         if outcome == "exhausted":
             self.exhausted(turn)
             return True
-        if answer.stop_reason == "refusal":
-            return self.refused(turn, answer, outcome, mark)
         if answer.midstream_error and outcome == "prose":
             if turn.resumes < MIDSTREAM_RESUMES and self.profile.resumes_broken_prose:  # B-22
                 turn.resumes += 1  # the model is asked to pick up where the stream broke
@@ -531,7 +534,13 @@ class Loop:
         def spent(rejections: int) -> bool:
             return turn.rejected + rejections + turn.retracted >= turn.allowed
 
-        taking = Taking(self.settings.schema_text, self.bench, self.event, spent, self.judge)
+        def shown(name: str, arg: object = None) -> None:
+            if name == "tool_result" and answer.stop_reason == "refusal":
+                self.held.append(arg)  # its place follows how the refusal is met (`refused`)
+            else:
+                self.event(name, arg)
+
+        taking = Taking(self.settings.schema_text, self.bench, shown, spent, self.judge)
         taking.take(answer.blocks)
         self.event("answer_end")
         turn.rejected += taking.rejections
@@ -563,6 +572,7 @@ class Loop:
         target = self.settings.refusal_fallback
         once = self.profile.refusal_continues  # B-09
         if once and not turn.continued and outcome != "accepted" and target is None:
+            self.release()
             turn.continued = True  # once per turn, with a note to the model
             notice = self.profile.refusal_notice
             self.event("refusal_continue", {"message_id": answer.message_id, "notice": notice})
@@ -570,7 +580,13 @@ class Loop:
             return False
         if target is None or target == turn.model:
             text = versions.refusal_text(self.profile, turn.model, answer.message_id)
-            fields = {"message_id": answer.message_id, "model": turn.model, "text": text}
+            fields: dict[str, object] = {"message_id": answer.message_id, "model": turn.model}
+            fields["text"] = text
+            if outcome == "rejected" and self.profile.refusal_line_first:
+                # The rejected calls' results follow the refusal line (B-36; an accepted
+                # call's result comes before it).
+                fields["results"], self.held = self.held, []
+            self.release()
             self.event("refusal", fields)
             if outcome == "rejected":
                 # A refusal that ends the turn still answers the call's tool error, and
@@ -585,9 +601,16 @@ class Loop:
                 ended["structured_output"] = self.accepted[0]
             self.result(ended)
             return True
+        self.release()
         turn.retracted += self.retract(mark, turn.model, target)
         turn.model = target
         return False
+
+    def release(self) -> None:
+        """Show the tool results a refusal's answer held back, in their order."""
+        held, self.held = self.held, []
+        for fields in held:
+            self.event("tool_result", fields)
 
     def called_structured_output(self) -> bool:
         """

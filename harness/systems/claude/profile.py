@@ -345,6 +345,19 @@ CLAUDE = Table(
             f"B-14 ({_B}): none from 2.1.314 (2.1.313 never published)",
         ),
         entry(
+            "refusal_line_first",
+            "<2.1.282",
+            False,
+            f"B-36 ({_B}): a refused answer's rejected results come first (2.1.235)",
+        ),
+        entry(
+            "refusal_line_first",
+            ">=2.1.282",
+            True,
+            f"B-36 ({_B}): the refusal line before them (2.1.328, 2.1.332; from B-09's release "
+            "on, not probed between)",
+        ),
+        entry(
             "announces_model",
             "<2.1.328",
             False,
@@ -442,6 +455,8 @@ class ClaudeProfile:
     token_notes: bool
     #: A model the run fell back to is told which it is (B-34).
     announces_model: bool
+    #: A refusal's line comes before its rejected calls' results (B-36).
+    refusal_line_first: bool
     wraps_notes: bool
     multiple_of_precision: int | None
     resumes_broken_prose: bool

@@ -44,6 +44,13 @@ def refusal(renderer: ClaudeRenderer, fields: dict[str, object]) -> None:
             "session_id": renderer.session_id,
         }
     )
+    # The results of the refused message's rejected calls come between the line and
+    # the refusal's message (probed on 2.1.328 and 2.1.332).
+    results = fields.get("results", [])
+    if not isinstance(results, list) or not all(isinstance(r, dict) for r in results):
+        raise ScriptError("event 'refusal': 'results' must be a list of tool_result fields")
+    for result in results:
+        tool_result(renderer, result)
     text = str_field("refusal", fields, "text", data.refusal_text(model, message_id))
     record = renderer.synthetic_record(text, "invalid_request")
     message = record["message"]
