@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from harness.systems.claude import models
+from harness.systems.claude import models, profile
 from harness.systems.claude.profile import ClaudeProfile
+from providers_fake.cli.claude import data
 
 
 def test_a_known_model_has_its_own_card() -> None:
@@ -43,3 +44,40 @@ def test_the_announcement_names_the_model_and_its_cutoff_when_it_has_one() -> No
 
 def test_every_card_is_a_model_the_pinned_release_knows() -> None:
     assert set(models.CARDS) <= ClaudeProfile.of().known_models()
+
+
+def test_the_cli_names_a_model_family_first_without_a_date_or_a_whole_zero() -> None:
+    assert data.display_name("claude-opus-5-5") == "Opus 5.5"
+    assert data.display_name("claude-3-7-sonnet") == "Sonnet 3.7"
+    assert data.display_name("claude-sonnet-4-0") == "Sonnet 4"
+    assert data.display_name("Claude-Sonnet-4-5-20250929") == "Sonnet 4.5"
+    assert data.display_name("my-custom-model") == "my-custom-model"
+
+
+def test_a_refusal_is_worded_as_the_models_card_says() -> None:
+    pinned = ClaudeProfile.of("2.1.328")
+    brief = profile.refusal_text(pinned, "claude-sonnet-4-5", "msg_1")
+    assert brief.startswith("API Error: Sonnet 4.5 can't help with this.")
+    assert brief.endswith("Message ID: msg_1")
+    fable = profile.refusal_text(pinned, "claude-fable-5-1", "msg_1")
+    assert "Fable 5.1's safeguards" in fable
+    assert "articles/15363606" in fable
+    custom = profile.refusal_text(pinned, "my-custom-model", "msg_1")
+    assert "my-custom-model's safeguards" in custom
+    assert "articles/8106465" in custom
+    older = ClaudeProfile.of("2.1.235")
+    # A model the release does not know is named as the one whose card it takes...
+    assert profile.refusal_text(older, "claude-sonnet-5-5", "m").startswith("API Error: Sonnet 5 ")
+    # ...and one without a card by its id, briefly, with no message id.
+    assert profile.refusal_text(older, "claude-haiku-5-5", "m") == (
+        "API Error: claude-haiku-5-5 can't help with this. Start a new session to continue."
+        "\n\nLearn more: https://www.anthropic.com/legal/aup"
+    )
+
+
+def test_an_id_extending_a_known_one_is_recognised() -> None:
+    known = ClaudeProfile.of("2.1.235").known_models()
+    assert data.unrecognized_model("claude-opus-5-5", {}, known) is None
+    assert data.unrecognized_model("claude-sonnet-4-5-20250929", {}, known) is None
+    assert data.unrecognized_model("claude-haiku-5-5", {}, known) is not None
+    assert data.unrecognized_model("claude-opus-5x", {}, known) is not None

@@ -118,6 +118,28 @@ VALIDATION = (
 
 #: Each unit test of a reference model (``module::function``), with its witnesses.
 WITNESSES: dict[str, tuple[Witness, ...]] = {
+    # -- the model cards: notes and refusals per model ---------------------------------------
+    "test_model_cards.py::test_a_known_model_has_its_own_card": real(
+        "model-claude-token-note-in-the-result", "model-claude-token-note-as-a-system-message"
+    ),
+    "test_model_cards.py::test_a_model_the_release_does_not_know_takes_the_longest_stem": real(
+        "model-claude-refusal-wording-dated-id"
+    ),
+    "test_model_cards.py::test_a_refusal_is_worded_as_the_models_card_says": real(
+        "model-claude-refusal-wording-brief",
+        "model-claude-refusal-wording-article",
+        "model-claude-refusal-wording-unknown-model",
+    ),
+    "test_model_cards.py::test_an_id_extending_a_known_one_is_recognised": real(
+        "model-claude-refusal-wording-dated-id", "model-claude-refusal-wording-unknown-model"
+    ),
+    "test_model_cards.py::test_every_card_is_a_model_the_pinned_release_knows": (
+        Machinery("the cards' table against the profile's known ids: no rule of the CLI"),
+    ),
+    "test_model_cards.py::"
+    "test_the_announcement_names_the_model_and_its_cutoff_when_it_has_one": real(
+        "model-claude-fallback-names-the-model", "model-claude-fallback-to-an-unknown-model"
+    ),
     # -- the loop against every capture, and rules beyond them -------------------------------
     "test_ref_models.py::test_reference_claude_matches_capture": (Captures(),),
     "test_ref_models.py::test_reference_codex_matches_capture": (Captures(),),

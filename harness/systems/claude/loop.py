@@ -310,9 +310,10 @@ class Loop:
         recoveries of a 400 start over and whose own overloads count afresh.
         """
         self.event("model_fallback", {"from": turn.model, "to": target})
-        # As for ANTHROPIC_MODEL, against the pinned list (B-29), once the model is used:
-        # 2.1.235 names my-custom-model, not claude-fable-5-1 (probed).
-        unknown = data.unrecognized_model(target, dict(self.profile.model_aliases))
+        # As for ANTHROPIC_MODEL (B-29), once the model is used: 2.1.235 names
+        # my-custom-model, not claude-fable-5-1 (probed).
+        aliases, known = dict(self.profile.model_aliases), self.profile.known_models()
+        unknown = data.unrecognized_model(target, aliases, known)
         if unknown is not None:
             self.notices.append(unknown)
         turn.model, turn.effort, turn.fallback = target, "high", None

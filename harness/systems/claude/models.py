@@ -18,7 +18,8 @@ knows, as ``ANTHROPIC_MODEL`` and as ``--fallback-model``):
 Which models hear the token count changed with the release: every model up
 to 2.1.312 (`ClaudeProfile.token_notes`), from 2.1.314 only those whose card
 says so.  Two models also get a planning hint at the end of such a request
-(B-35).  A model a release does not know takes the card of the longest
+(B-35), and a refusal is worded per model (B-09): briefly, or naming a support
+article.  A model a release does not know takes the card of the longest
 model id it starts with (2.1.235 treats claude-sonnet-5-5 as claude-sonnet-5).
 """
 
@@ -54,6 +55,13 @@ class Card:
     tokens: bool = True
     #: Whether a request after tool results ends with `PLANNING_HINT` (B-35).
     hint: bool = False
+    #: The support article a refusal's message names (B-09); None: the brief wording.
+    article: str | None = None
+
+
+#: The support article of a refusal by a model without a card of its own article.
+DEFAULT_ARTICLE = "8106465"
+_FABLE = "15363606"
 
 
 def _older(name: str, cutoff: str | None) -> Card:
@@ -73,14 +81,14 @@ CARDS: dict[str, Card] = {
     "claude-opus-4-6": _older("Opus 4.6", "May 2025"),
     "claude-opus-4-7": _older("Opus 4.7", "January 2026"),
     "claude-opus-4-8": Card("Opus 4.8", "January 2026"),
-    "claude-opus-5": Card("Opus 5", "May 2026"),
-    "claude-opus-5-5": Card("Opus 5.5", "June 2026", tokens=False),
+    "claude-opus-5": Card("Opus 5", "May 2026", article="16049681"),
+    "claude-opus-5-5": Card("Opus 5.5", "June 2026", tokens=False, article=DEFAULT_ARTICLE),
     "claude-sonnet-5": Card("Sonnet 5", "January 2026", wrapped=True),
-    "claude-sonnet-5-5": Card("Sonnet 5.5", "June 2026", tokens=False),
+    "claude-sonnet-5-5": Card("Sonnet 5.5", "June 2026", tokens=False, article=DEFAULT_ARTICLE),
     "claude-haiku-5-5": Card("Haiku 5.5", "June 2026"),
-    "claude-fable-5": Card("Fable 5", "January 2026"),
-    "claude-fable-5-1": Card("Fable 5.1", "June 2026", hint=True),
-    "claude-fable-5-2": Card("Fable 5.2", "June 2026", tokens=False),
+    "claude-fable-5": Card("Fable 5", "January 2026", article=_FABLE),
+    "claude-fable-5-1": Card("Fable 5.1", "June 2026", hint=True, article=_FABLE),
+    "claude-fable-5-2": Card("Fable 5.2", "June 2026", tokens=False, article=_FABLE),
     "claude-mythos-5": Card("Mythos 5", "January 2026"),
     "claude-mythos-5-1": Card("Mythos 5.1", "June 2026", hint=True),
     "claude-mythos-5-2": Card("Mythos 5.2", "June 2026", tokens=False),
@@ -93,11 +101,18 @@ def card(model: str, known: Iterable[str]) -> Card | None:
     The card of ``model`` on a release that knows the models ``known``: its
     own, else that of the longest known id it extends; None for any other.
     """
+    found = stem(model, known)
+    return None if found is None else CARDS[found]
+
+
+def stem(model: str, known: Iterable[str]) -> str | None:
+    """The id whose card ``model`` takes on a release that knows ``known`` (see `card`)."""
     known = frozenset(known) & CARDS.keys()
+    model = model.lower()  # ids are matched without regard to case (probed)
     if model in known:
-        return CARDS[model]
+        return model
     stems = [k for k in known if model.startswith(k + "-")]
-    return CARDS[max(stems, key=len)] if stems else None
+    return max(stems, key=len) if stems else None
 
 
 def announcement(model: str, found: Card | None) -> str:

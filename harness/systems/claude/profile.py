@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from harness.systems.claude import models
 from harness.systems.claude.rows import ROWS
 from harness.systems.profiles import Table, entry
 from providers_fake.cli.claude import data
@@ -345,6 +346,19 @@ CLAUDE = Table(
             f"B-14 ({_B}): none from 2.1.314 (2.1.313 never published)",
         ),
         entry(
+            "brief_uncarded_refusal",
+            "<2.1.282",
+            True,
+            f"B-09 ({_B}): a model without a card refuses briefly on 2.1.235",
+        ),
+        entry(
+            "brief_uncarded_refusal",
+            ">=2.1.282",
+            False,
+            f"B-09 ({_B}): with the default article on 2.1.328 and 2.1.332 (placed with the "
+            "continuation; the releases between not probed)",
+        ),
+        entry(
             "refusal_line_first",
             "<2.1.282",
             False,
@@ -457,6 +471,8 @@ class ClaudeProfile:
     announces_model: bool
     #: A refusal's line comes before its rejected calls' results (B-36).
     refusal_line_first: bool
+    #: A refusal by a model without a card is worded briefly, not with an article (B-09).
+    brief_uncarded_refusal: bool
     wraps_notes: bool
     multiple_of_precision: int | None
     resumes_broken_prose: bool
@@ -494,8 +510,6 @@ class ClaudeProfile:
         return f"{base} (1M context)" if self.long_context else base
 
 
-#: The support article a refusal names, per model (B-09: model facts, not release ones).
-REFUSAL_ARTICLES = {"claude-opus-5": "16049681", "claude-opus-5-5": "8106465"}
 #: The variables under which the CLI skips its connectivity check (B-01, from the binary).
 NO_PRECONNECT = (
     "HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy",
@@ -527,12 +541,25 @@ def model_name(profile: ClaudeProfile, model: str) -> str:
 
 
 def refusal_text(profile: ClaudeProfile, model: str, message_id: str) -> str:
-    """The synthetic message a refusal ends the run with, as the release words it (B-09)."""
-    text = data.refusal_text(model, message_id)
-    name, shown = data.display_name(model), model_name(profile, model)
-    text = text.replace(name, shown)
-    article = REFUSAL_ARTICLES.get(model, REFUSAL_ARTICLES[DEFAULT_MODEL])
-    text = text.replace(f"articles/{REFUSAL_ARTICLES[DEFAULT_MODEL]}", f"articles/{article}")
+    """
+    The synthetic message a refusal ends the run with, as the release words it
+    and the model's card says (B-09): briefly, or naming a support article.
+    """
+    known = models.stem(model, profile.known_models())
+    found = None if known is None else models.CARDS[known]
+    # A model the release does not know is named as the one whose card it takes
+    # (2.1.235 calls claude-sonnet-5-5 Sonnet 5, probed).
+    named = model if known is None or known == model.lower() else known
+    name = data.display_name(named) if found is not None else model  # no card: the id
+    brief = profile.brief_uncarded_refusal if found is None else found.article is None
+    if brief:
+        text = data.short_refusal_text(named, message_id, name)
+    else:
+        text = data.refusal_text(named, message_id, name)
+        article = found.article if found is not None else models.DEFAULT_ARTICLE
+        text = text.replace(f"articles/{models.DEFAULT_ARTICLE}", f"articles/{article}")
+    if model == profile.default_model:  # with the 1M-context beta on old releases (B-07)
+        text = text.replace(name, profile.display_name(name))
     if not profile.refusal_continues:  # the releases that end at once name no message
         text = text.removesuffix(f"\n\nMessage ID: {message_id}")
     return text

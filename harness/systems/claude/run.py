@@ -181,8 +181,9 @@ def run_claude(
         here, workdir or here, env, tuple(allowed_tools), renderer.session_id, renderer.ids, profile
     )
     loop = Loop(client, base_url, renderer, settings, bench)
-    # The notice's own test of a name is not the suffix's (B-29): the pinned list's.
-    unknown = data.unrecognized_model(env.get("ANTHROPIC_MODEL"), aliases)
+    # The notice's own test of a name is not the suffix's (B-29): the release's ids and
+    # any id extending one (2.1.235 names claude-haiku-5-5, not claude-opus-5-5).
+    unknown = data.unrecognized_model(env.get("ANTHROPIC_MODEL"), aliases, known)
     warnings = "".join(f"{line}\n" for line in (*taken.warnings, *([unknown] if unknown else [])))
     try:
         loop.run(prompt, renderer.model)

@@ -121,13 +121,24 @@ TERMINAL_REASONS = {
 
 
 def display_name(model: str) -> str:
-    """``claude-opus-5-5`` -> ``Opus 5.5``, as in the model_fallback notice."""
-    parts = model.removeprefix("claude-").split("-")
+    """
+    ``claude-opus-5-5`` -> ``Opus 5.5``, as the model_fallback notice and the
+    refusal name a model: the family first (``claude-3-7-sonnet`` -> ``Sonnet
+    3.7``), a whole version without ``.0`` (``Sonnet 4``), a dated snapshot's
+    date left out, the case of the id not kept; an id outside Claude's naming
+    as it is (probed on 2.1.328).
+    """
+    if not model.lower().startswith("claude-"):
+        return model
+    parts = model.lower().removeprefix("claude-").split("-")
     if len(parts) > 1 and len(parts[-1]) == 8 and parts[-1].isdigit():
         parts = parts[:-1]  # a dated snapshot id
+    if parts and parts[0].isdigit():  # the 3.x ids put the version first
+        parts = [*parts[-1:], *parts[:-1]]
     if not parts or not parts[0]:
         return model
-    return " ".join([parts[0].capitalize(), ".".join(parts[1:])]).strip()
+    version = ".".join(parts[1:]).removesuffix(".0")
+    return " ".join([parts[0].capitalize(), version]).strip()
 
 
 def message_cost(model: str) -> float:
@@ -141,9 +152,9 @@ def max_output_tokens(model: str) -> int:
     return 128000 if "opus" in model else 64000
 
 
-def refusal_text(model: str, message_id: str) -> str:
+def refusal_text(model: str, message_id: str, name: str | None = None) -> str:
     """The synthetic message (and result) of a refusal with no fallback model."""
-    name = display_name(model)
+    name = display_name(model) if name is None else name
     return (
         f"API Error: {name}'s safeguards flagged this message "
         "(https://www.anthropic.com/legal/aup). This sometimes happens with safe, normal "
@@ -155,6 +166,18 @@ def refusal_text(model: str, message_id: str) -> str:
 
 
 #: The meta user message after a refusal stop the CLI continues from (once per turn).
+
+
+def short_refusal_text(model: str, message_id: str, name: str | None = None) -> str:
+    """The refusal's message for the models that word it briefly (their cards say which)."""
+    return (
+        f"API Error: {display_name(model) if name is None else name} can't help with this. "
+        "Start a new session to "
+        "continue.\n\nLearn more: https://www.anthropic.com/legal/aup\n\n"
+        f"Message ID: {message_id}"
+    )
+
+
 REFUSAL_NOTICE = (
     "Your response above was stopped by a safety classifier \u2014 this is not a tool or API "
     "error. The rest of it was withheld, and tool calls in it that had not finished did not "
@@ -235,7 +258,7 @@ def unrecognized_model(
         return None
     name = setting.strip()
     bare = _without_suffix(name.lower())
-    if bare in aliases or bare in known:
+    if bare in aliases or _extends(bare, known):
         return None
     if LONG_CONTEXT in name.lower():
         name = name[: -len(LONG_CONTEXT)] if name.lower().endswith(LONG_CONTEXT) else name
@@ -253,3 +276,12 @@ def _without_suffix(name: str) -> str:
         out.append(name[at:found])
         at = found + len(LONG_CONTEXT)
     return "".join(out) + name[at:]
+
+
+def _extends(name: str, known: AbstractSet[str]) -> bool:
+    """
+    Whether the CLI recognises ``name``: a model it knows, or one extending such an
+    id (a dated snapshot, ``claude-opus-5-5`` on a release that knows ``claude-opus-5``;
+    probed on 2.1.235 and 2.1.328).
+    """
+    return name in known or any(name.startswith(f"{k}-") for k in known)
