@@ -313,6 +313,31 @@ def test_family_case_problem_points_into_the_case(
     assert out == f"{path}:14:15: clauses[0]: unknown clause 'NOPE-01' (did you mean 'NEG-01'?)"
 
 
+def test_a_shared_field_wrong_in_every_case_is_said_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    family = textwrap.dedent(
+        """\
+        family: fam
+        seam: agent-cli
+        clauses: [CDX-01]
+        request: {driver: codex, schema: {type: object}}
+        provider: {steps: [thread.started]}
+        expect: {status: ok, value: {}, nope: 1}
+        cases:
+          - {id: fam-one, title: One, description: One.}
+          - {id: fam-two, title: Two, description: Two.}
+          - {id: fam-three, title: Three, description: Three.}
+        """
+    )
+    path = tmp_path / "family.yaml"
+    path.write_text(family)
+    assert main(["lint", str(path)]) == 4
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith(f"{path}:6:")
+
+
 def test_family_case_unsets_a_family_field(tmp_path: Path) -> None:
     """``null`` in a case removes what the family sets: no schema, no exit status."""
     (tmp_path / "s.json").write_text('{"type": "object"}')

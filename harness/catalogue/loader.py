@@ -212,9 +212,13 @@ class _FileLoader:
         self.folder = Folder(path.parent, root)
         self.name = str(path)
         self.problems: list[Problem] = []
+        self.said: set[Problem] = set()
 
     def problem(self, where: tuple[int, int], field: str, message: str) -> None:
-        self.problems.append(Problem(self.name, where[0], where[1], field, message))
+        found = Problem(self.name, where[0], where[1], field, message)
+        if found not in self.said:  # a family's shared field, wrong in every case, once
+            self.said.add(found)
+            self.problems.append(found)
 
     def load(self) -> list[Scenario]:
         try:
