@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness.systems.claude import models, profile
+from harness.systems.claude import models, words
 from harness.systems.claude.profile import ClaudeProfile
 from providers_fake.cli.claude import data
 
@@ -56,20 +56,20 @@ def test_the_cli_names_a_model_family_first_without_a_date_or_a_whole_zero() -> 
 
 def test_a_refusal_is_worded_as_the_models_card_says() -> None:
     pinned = ClaudeProfile.of("2.1.328")
-    brief = profile.refusal_text(pinned, "claude-sonnet-4-5", "msg_1")
+    brief = words.refusal_text(pinned, "claude-sonnet-4-5", "msg_1")
     assert brief.startswith("API Error: Sonnet 4.5 can't help with this.")
     assert brief.endswith("Message ID: msg_1")
-    fable = profile.refusal_text(pinned, "claude-fable-5-1", "msg_1")
+    fable = words.refusal_text(pinned, "claude-fable-5-1", "msg_1")
     assert "Fable 5.1's safeguards" in fable
     assert "articles/15363606" in fable
-    custom = profile.refusal_text(pinned, "my-custom-model", "msg_1")
+    custom = words.refusal_text(pinned, "my-custom-model", "msg_1")
     assert "my-custom-model's safeguards" in custom
     assert "articles/8106465" in custom
     older = ClaudeProfile.of("2.1.235")
     # A model the release does not know is named as the one whose card it takes...
-    assert profile.refusal_text(older, "claude-sonnet-5-5", "m").startswith("API Error: Sonnet 5 ")
+    assert words.refusal_text(older, "claude-sonnet-5-5", "m").startswith("API Error: Sonnet 5 ")
     # ...and one without a card by its id, briefly, with no message id.
-    assert profile.refusal_text(older, "claude-haiku-5-5", "m") == (
+    assert words.refusal_text(older, "claude-haiku-5-5", "m") == (
         "API Error: claude-haiku-5-5 can't help with this. Start a new session to continue."
         "\n\nLearn more: https://www.anthropic.com/legal/aup"
     )

@@ -47,8 +47,7 @@ from typing import Any
 
 import httpx
 
-from harness.systems.claude import failures, models, strict, validator, wire
-from harness.systems.claude import profile as versions
+from harness.systems.claude import failures, models, strict, validator, wire, words
 from harness.systems.claude.answer import Taking
 from harness.systems.claude.profile import ClaudeProfile
 from harness.systems.claude.tools import Bench
@@ -366,7 +365,7 @@ class Loop:
         turn.resumed_unseen = not self.profile.shows_recovery_notes  # B-06
         if not turn.resumed_unseen:
             self.event("enforce_reminder", notice)
-        self.history.append({"role": "user", "content": versions.wrapped(self.profile, notice)})
+        self.history.append({"role": "user", "content": words.wrapped(self.profile, notice)})
         return False
 
     def token_note(self, model: str) -> None:
@@ -393,18 +392,18 @@ class Loop:
         if self.profile.token_notes or (found is not None and found.tokens):
             if self.tokens_left is None:
                 spent = data.INPUT_TOKENS + data.OUTPUT_TOKENS if self.answers else 0
-                self.tokens_left = versions.TOKEN_BUDGET - spent
-            texts.append(versions.token_text(self.tokens_left))
+                self.tokens_left = words.TOKEN_BUDGET - spent
+            texts.append(words.token_text(self.tokens_left))
         if not texts:
             return
         place, wrapped = (found.place, found.wrapped) if found else (models.IN_SYSTEM, False)
         if place == models.IN_RESULT and last is not None and results:
             result = [b for b in last["content"] if b.get("type") == "tool_result"][-1]
             if isinstance(result.get("content"), str):
-                result["content"] += "".join(f"\n\n{versions.reminder(t)}" for t in texts)
+                result["content"] += "".join(f"\n\n{words.reminder(t)}" for t in texts)
                 self.noted = len(self.history)
                 return
-        text = "\n\n".join(versions.reminder(t) if wrapped else t for t in texts)
+        text = "\n\n".join(words.reminder(t) if wrapped else t for t in texts)
         end = self.history[-1] if self.history else None
         if end is not None and end["role"] == "system" and isinstance(end["content"], str):
             # After a note of the loop's (a cd's, B-26) it joins that system message
@@ -453,7 +452,7 @@ class Loop:
         if self.answers == 1 and self.profile.billing_notice:
             # B-12: the binary prints it while the first answer streams; its place among
             # the lines depends on timing, here it follows the first answer's lines.
-            text = versions.BILLING_NOTICE.format(gateway=self.settings.gateway)
+            text = words.BILLING_NOTICE.format(gateway=self.settings.gateway)
             self.event("notice", {"text": text, "level": "warning"})
         if answer.stop_reason == "refusal" and outcome != "exhausted":
             return self.refused(turn, answer, outcome, mark)
@@ -473,7 +472,7 @@ class Loop:
                 turn.cut_offs += 1  # likewise after the output token limit
                 return self.resume(turn, data.MAX_TOKENS_NOTICE)
             extra = {"api_error": "max_output_tokens", "api_error_params": {"cut": "output_limit"}}
-            text = versions.max_tokens_error(self.profile, self.output_limit(turn.model))  # B-08
+            text = words.max_tokens_error(self.profile, self.output_limit(turn.model))  # B-08
             message = {"text": text, "error": "max_output_tokens", "extra": extra}
             self.event("api_error_message", message)
             self.result({"is_error": True})
@@ -482,7 +481,7 @@ class Loop:
             turn.nudged = True  # nothing to show: one nudge before the prose rules
             del self.history[mark:]  # its thinking, if any, is not sent back (probed)
             self.event("enforce_reminder", data.NO_OUTPUT_NOTICE)
-            nudge = versions.wrapped(self.profile, data.NO_OUTPUT_NOTICE)  # B-15
+            nudge = words.wrapped(self.profile, data.NO_OUTPUT_NOTICE)  # B-15
             if self.after_results():  # into the results, before a token note (B-14, probed)
                 self.note(nudge, past_token_note=True)
             else:
@@ -560,7 +559,7 @@ class Loop:
         profile = self.profile
         if profile.checks_input_type:
             value = validator.normalized(raw)
-            error = versions.input_type_error(profile, value)
+            error = words.input_type_error(profile, value)
             if error is not None:  # refused before the schema is consulted
                 return validator.Verdict(error, value, value)
         precision = profile.multiple_of_precision
@@ -577,10 +576,10 @@ class Loop:
             turn.continued = True  # once per turn, with a note to the model
             notice = self.profile.refusal_notice
             self.event("refusal_continue", {"message_id": answer.message_id, "notice": notice})
-            self.note(versions.wrapped(self.profile, data.REFUSAL_NOTICE))
+            self.note(words.wrapped(self.profile, data.REFUSAL_NOTICE))
             return False
         if target is None or target == turn.model:
-            text = versions.refusal_text(self.profile, turn.model, answer.message_id)
+            text = words.refusal_text(self.profile, turn.model, answer.message_id)
             fields: dict[str, object] = {"message_id": answer.message_id, "model": turn.model}
             fields["text"] = text
             if outcome == "rejected" and self.profile.refusal_line_first:

@@ -18,8 +18,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from harness.systems.claude import profile as versions
-from harness.systems.claude import validator, wire
+from harness.systems.claude import validator, wire, words
 from harness.systems.claude.loop import Loop, Settings
 from harness.systems.claude.profile import ClaudeProfile
 from harness.systems.claude.tools import Bench
@@ -131,7 +130,7 @@ def run_claude(
     """
     env = dict(env or {})
     profile = ClaudeProfile.of(version)
-    if versions.sends_connectivity_check(profile, env):  # before anything else (B-01)
+    if words.sends_connectivity_check(profile, env):  # before anything else (B-01)
         _connectivity_check(client, base_url)
     argv = ["-p", prompt, "--output-format", output_format]
     if verbose or (verbose is None and output_format == "stream-json"):
