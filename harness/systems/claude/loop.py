@@ -42,22 +42,22 @@ StructuredOutput calls and retracts their objects (LOOP-11, 13).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 
 from harness.systems.claude import failures, models, strict, validator, wire, words
 from harness.systems.claude.answer import Taking
-from harness.systems.claude.profile import ClaudeProfile
+from harness.systems.claude.notes import Conversation
 from harness.systems.claude.tools import Bench
+from harness.systems.claude.turn import Settings, Turn
 from providers_fake.cli.claude import data
 from providers_fake.cli.claude.render import ClaudeRenderer
 from providers_fake.cli.jsonout import js_number
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    pass
 
 MESSAGES_PATH = "/v1/messages?beta=true"
 TOOL_NAME = wire.TOOL_NAME
@@ -76,56 +76,6 @@ QUIET_NOTICE = (
 )
 
 
-@dataclass
-class Settings:
-    """What the run was given beyond the prompt and schema."""
-
-    env: Mapping[str, str]
-    schema: validator.Schema
-    schema_text: str
-    fallback: str | None = None
-    refusal_fallback: str | None = None
-    gates: Mapping[str, bool] = field(default_factory=dict)
-    #: The session's earlier turns (a ``--resume``), sent before this turn's prompt.
-    resumed: tuple[dict[str, Any], ...] = ()
-    #: How the CLI names a custom ANTHROPIC_BASE_URL in its error messages (host:port).
-    gateway: str = "api.anthropic.com"
-    #: When the caller kills the run (``time.monotonic()``), if it ever does.
-    deadline: float | None = None
-    #: What differs in the release modelled (`harness.systems.claude.profile`).
-    profile: ClaudeProfile = field(default_factory=ClaudeProfile.of)
-
-
-@dataclass
-class _Turn:
-    """The loop's counters for one turn."""
-
-    model: str
-    #: The ``--fallback-model`` still to try (once, and never the model in use).
-    fallback: str | None
-    #: StructuredOutput attempts this turn may make (MAX_STRUCTURED_OUTPUT_RETRIES).
-    allowed: float
-    #: API retries allowed (CLAUDE_CODE_MAX_RETRIES).
-    budget: int
-    effort: str = "medium"
-    failures: int = 0  # failing requests retried
-    overloads: int = 0  # consecutive 529s towards the fallback model
-    cascade: int = 0  # 400s answered with fewer beta features
-    plain: bool = False  # a 404 was retried without streaming
-    cuts: int = 0  # streams cut before message_stop, retried whole
-    rejected: int = 0  # StructuredOutput calls rejected this turn
-    retracted: int = 0  # StructuredOutput calls tombstoned by a refusal fallback
-    last_rejection: str | None = None
-    resumes: int = 0  # prose streams resumed after an SSE error
-    cut_offs: int = 0  # answers resumed after the output token limit
-    nudged: bool = False  # an empty answer was answered with a nudge
-    quiet: int = 0  # answers in a row with calls and no prose for the user
-    nudged_quiet: bool = False  # the model was told the user has not heard from it
-    reminded: bool = False  # the enforce reminder was sent
-    continued: bool = False  # a refusal stop was continued
-    resumed_unseen: bool = False  # the last answer was resumed with a note not shown (B-06)
-
-
 class Loop:
     def __init__(
         self,
@@ -140,8 +90,9 @@ class Loop:
         self.renderer = renderer
         self.settings = settings
         self.bench = bench
-        self.resumed = list(settings.resumed)
-        self.history: list[dict[str, Any]] = []
+        self.talk = Conversation(settings.profile, list(settings.resumed))
+        #: The conversation's messages (the notes' rules are `Conversation`'s).
+        self.history = self.talk.messages
         self.denials: list[dict[str, Any]] = []
         #: The deployment said it has no structured outputs: strict is stripped from now on.
         self.foundry_gap = False
@@ -149,12 +100,6 @@ class Loop:
         #: but a caller's timeout counts them (a real binary is killed while it waits).
         self.waited = 0.0
         self.profile = settings.profile
-        self.answers = 0  # complete answers this run (what the token notes count, B-14)
-        self.tokens_left: int | None = None  # the token notes' figure, fixed by the first
-        #: The history's length when notes were last added after it (B-14, B-34).
-        self.noted: int | None = None
-        #: The model the run was started with or last told it is (B-34).
-        self.announced = ""
         #: A refusal's tool results, shown once it is known how the refusal is met.
         self.held: list[object] = []
         #: Lines for stderr the loop prints on its way (a fallback model it does not know).
@@ -185,22 +130,22 @@ class Loop:
         budget = failures.retries(validator.env_int(env.get("CLAUDE_CODE_MAX_RETRIES")))
         fallback = self.settings.fallback
         armed = None if fallback == model else fallback
-        turn = _Turn(model, armed, DEFAULT_ATTEMPTS if allowed is None else allowed, budget)
-        self.announced = model
+        turn = Turn(model, armed, DEFAULT_ATTEMPTS if allowed is None else allowed, budget)
+        self.talk.announced = model
         self.event("init")
         stream = True
         while True:
             tool = self.tool()
-            self.token_note(turn.model)
+            self.talk.token_note(turn.model)
             found = models.card(turn.model, self.profile.known_models())
-            hinted = found is not None and found.hint and self.noted == len(self.history)
+            hinted = found is not None and found.hint and self.talk.noted == len(self.history)
             body = wire.request_body(
                 turn.model,
                 turn.effort,
                 prompt,
                 [*self.history, *self.pending],
                 tool,
-                self.resumed,
+                self.talk.resumed,
                 stream=stream,
                 caching=not wire.env_on(env.get("DISABLE_PROMPT_CACHING")),
                 tail=models.PLANNING_HINT if hinted else None,
@@ -235,9 +180,7 @@ class Loop:
 
     # -- HTTP errors -------------------------------------------------------------------
 
-    def failed(
-        self, turn: _Turn, tool: dict[str, object], failure: failures.Failure
-    ) -> bool | None:
+    def failed(self, turn: Turn, tool: dict[str, object], failure: failures.Failure) -> bool | None:
         """
         An HTTP error: None when the run has ended, else whether the request
         is sent again streaming (False: once more without streaming, after a 404).
@@ -288,7 +231,7 @@ class Loop:
             return None
         return self.last_resort(failure, turn)
 
-    def last_resort(self, failure: failures.Failure, turn: _Turn) -> bool | None:
+    def last_resort(self, failure: failures.Failure, turn: Turn) -> bool | None:
         """
         An error the CLI does not send again: an armed fallback model is tried,
         unless the status is one the fallback cannot help with (probed and read
@@ -303,7 +246,7 @@ class Loop:
         self.ended(failure, turn)
         return None
 
-    def fall_back(self, turn: _Turn, target: str) -> bool:
+    def fall_back(self, turn: Turn, target: str) -> bool:
         """
         The turn goes on with ``--fallback-model``, once: a new model call, whose
         recoveries of a 400 start over and whose own overloads count afresh.
@@ -330,7 +273,7 @@ class Loop:
         self.time_left()  # killed while it waits, when the caller's time runs out
         return delay
 
-    def ended(self, failure: failures.Failure, turn: _Turn) -> None:
+    def ended(self, failure: failures.Failure, turn: Turn) -> None:
         """The run ends on an HTTP error, in the CLI's words for its status."""
         named = turn.model
         if self.profile.long_context and turn.model == self.profile.default_model:
@@ -360,7 +303,7 @@ class Loop:
 
     # -- answers -----------------------------------------------------------------------
 
-    def resume(self, turn: _Turn, notice: str) -> bool:
+    def resume(self, turn: Turn, notice: str) -> bool:
         """Ask the model to go on where its answer was cut; the run goes on."""
         turn.resumed_unseen = not self.profile.shows_recovery_notes  # B-06
         if not turn.resumed_unseen:
@@ -368,60 +311,15 @@ class Loop:
         self.history.append({"role": "user", "content": words.wrapped(self.profile, notice)})
         return False
 
-    def token_note(self, model: str) -> None:
-        """
-        Before a request that follows tool results (or a resumed turn's prompt),
-        the notes the CLI adds for ``model``: the tokens left, on releases before
-        2.1.314 for every model and from then on for the models whose card says
-        so (B-14), its figure fixed by the first note (the budget less the last
-        answer's tokens); and once the run has fallen back, which model this is
-        (B-34).  Where they go is the model's (`models`): in the last tool
-        result or a system message of their own.
-        """
-        notes = [m for m in self.history if m["role"] != "system"]  # the loop's own notes aside
-        last = notes[-1] if notes else None
-        after_prompt = last is None and bool(self.resumed)
-        results = last is not None and last["role"] == "user" and wire.has_tool_results(last)
-        if not (after_prompt or results) or self.noted == len(self.history):
-            return  # nothing new to note, or the results already have theirs
-        found = models.card(model, self.profile.known_models())
-        texts = []
-        if self.profile.announces_model and model != self.announced:
-            texts.append(models.announcement(model, found))
-            self.announced = model
-        if self.profile.token_notes or (found is not None and found.tokens):
-            if self.tokens_left is None:
-                spent = data.INPUT_TOKENS + data.OUTPUT_TOKENS if self.answers else 0
-                self.tokens_left = words.TOKEN_BUDGET - spent
-            texts.append(words.token_text(self.tokens_left))
-        if not texts:
-            return
-        place, wrapped = (found.place, found.wrapped) if found else (models.IN_SYSTEM, False)
-        if place == models.IN_RESULT and last is not None and results:
-            result = [b for b in last["content"] if b.get("type") == "tool_result"][-1]
-            if isinstance(result.get("content"), str):
-                result["content"] += "".join(f"\n\n{words.reminder(t)}" for t in texts)
-                self.noted = len(self.history)
-                return
-        text = "\n\n".join(words.reminder(t) if wrapped else t for t in texts)
-        end = self.history[-1] if self.history else None
-        if end is not None and end["role"] == "system" and isinstance(end["content"], str):
-            # After a note of the loop's (a cd's, B-26) it joins that system message
-            # (probed on 2.1.268: '# Environment update ...\n\n<total_tokens>...').
-            end["content"] += "\n\n" + text
-        else:
-            self.history.append({"role": "system", "content": text})
-        self.noted = len(self.history)
-
-    def exhausted(self, turn: _Turn) -> None:
+    def exhausted(self, turn: Turn) -> None:
         limit = turn.allowed if isinstance(turn.allowed, int) else js_number(turn.allowed)
         message = f"Failed to provide valid structured output after {limit} attempts"
         if turn.last_rejection and self.profile.exhaustion_names_last_error:  # B-03
-            last = _shortened(turn.last_rejection, LAST_ERROR_CUT)
+            last = words.shortened(turn.last_rejection, LAST_ERROR_CUT)
             message += f" \u2014 last StructuredOutput error: {last}"
         self.result({"subtype": "error_max_structured_output_retries", "errors": [message]})
 
-    def settled(self, turn: _Turn, answer: wire.Answer) -> bool:
+    def settled(self, turn: Turn, answer: wire.Answer) -> bool:
         """A 200 answer: True when the run has ended, False to ask the model again."""
         if answer.truncated and not answer.midstream_error and turn.cuts < turn.budget:
             turn.cuts += 1  # the partial message never enters the conversation
@@ -439,17 +337,17 @@ class Loop:
             return True
         return False
 
-    def taken(self, turn: _Turn, answer: wire.Answer) -> bool:
+    def taken(self, turn: Turn, answer: wire.Answer) -> bool:
         """A complete answer shown and answered: True when the run has ended."""
         turn.failures = turn.overloads = turn.cascade = 0
         turn.resumed_unseen = False
-        self.answers += 1
+        self.talk.answers += 1
         mark = len(self.history)
         taking = self.answered(turn, answer)
         outcome = taking.outcome
         if taking.accepted is not None:
             self.accepted = taking.accepted
-        if self.answers == 1 and self.profile.billing_notice:
+        if self.talk.answers == 1 and self.profile.billing_notice:
             # B-12: the binary prints it while the first answer streams; its place among
             # the lines depends on timing, here it follows the first answer's lines.
             text = words.BILLING_NOTICE.format(gateway=self.settings.gateway)
@@ -477,13 +375,13 @@ class Loop:
             self.event("api_error_message", message)
             self.result({"is_error": True})
             return True
-        if not turn.nudged and _unseen(answer) and not self.called_structured_output():
+        if not turn.nudged and _unseen(answer) and not self.talk.called_structured_output():
             turn.nudged = True  # nothing to show: one nudge before the prose rules
             del self.history[mark:]  # its thinking, if any, is not sent back (probed)
             self.event("enforce_reminder", data.NO_OUTPUT_NOTICE)
             nudge = words.wrapped(self.profile, data.NO_OUTPUT_NOTICE)  # B-15
-            if self.after_results():  # into the results, before a token note (B-14, probed)
-                self.note(nudge, past_token_note=True)
+            if self.talk.after_results():  # into the results, before a token note (B-14, probed)
+                self.talk.note(nudge, past_token_note=True)
             else:
                 self.history.append({"role": "user", "content": nudge})
             return False
@@ -505,8 +403,8 @@ class Loop:
         if not turn.reminded:
             turn.reminded = True
             self.event("enforce_reminder")
-            if self.after_results():  # an empty answer after results: the reminder joins them
-                self.note(data.ENFORCE_REMINDER, past_token_note=True)
+            if self.talk.after_results():  # an empty answer after results: the reminder joins them
+                self.talk.note(data.ENFORCE_REMINDER, past_token_note=True)
             else:  # plain string content: a block only while it is last
                 self.history.append({"role": "user", "content": data.ENFORCE_REMINDER})
             return False
@@ -528,7 +426,7 @@ class Loop:
             return self.profile.output_ceiling(model)
         return setting if isinstance(setting, int) else js_number(setting)
 
-    def answered(self, turn: _Turn, answer: wire.Answer) -> Taking:
+    def answered(self, turn: Turn, answer: wire.Answer) -> Taking:
         """Show the answer's blocks and run its calls (`answer`); the history grows by it."""
 
         def spent(rejections: int) -> bool:
@@ -567,7 +465,7 @@ class Loop:
             schema_text, raw, params=profile.feedback_params, precision=precision
         )
 
-    def refused(self, turn: _Turn, answer: wire.Answer, outcome: str, mark: int) -> bool:
+    def refused(self, turn: Turn, answer: wire.Answer, outcome: str, mark: int) -> bool:
         """A ``refusal`` stop: continued once, retried on an armed fallback, or the end."""
         target = self.settings.refusal_fallback
         once = self.profile.refusal_continues  # B-09
@@ -576,7 +474,7 @@ class Loop:
             turn.continued = True  # once per turn, with a note to the model
             notice = self.profile.refusal_notice
             self.event("refusal_continue", {"message_id": answer.message_id, "notice": notice})
-            self.note(words.wrapped(self.profile, data.REFUSAL_NOTICE))
+            self.talk.note(words.wrapped(self.profile, data.REFUSAL_NOTICE))
             return False
         if target is None or target == turn.model:
             text = words.refusal_text(self.profile, turn.model, answer.message_id)
@@ -612,51 +510,6 @@ class Loop:
         for fields in held:
             self.event("tool_result", fields)
 
-    def called_structured_output(self) -> bool:
-        """
-        Whether the model has called StructuredOutput since the prompt: an answer
-        with nothing to show then gets no nudge (probed; read in the binary, which
-        looks back to the last user message that is neither meta nor tool results).
-        """
-        return wire.calls(self.history) > 0
-
-    def after_results(self) -> bool:
-        """
-        Whether the conversation ends on tool results: the enforce reminder after
-        an empty answer is then joined to the results (probed).  The
-        token note releases before 2.1.314 add after results (B-14) does not count:
-        2.1.235 joins the reminder to the results before it (probed).
-        """
-        last = self._last_user(past_token_note=True)
-        if last is None:
-            return False
-        content = last["content"]
-        return isinstance(content, list) and any(b.get("type") == "tool_result" for b in content)
-
-    def _last_user(self, *, past_token_note: bool = False) -> dict[str, Any] | None:
-        """The conversation's last message if it is the user's, maybe before a token note."""
-        end = len(self.history)
-        if past_token_note and end and end == self.noted and self.history[-1]["role"] == "system":
-            end -= 1
-        return self.history[end - 1] if end and self.history[end - 1]["role"] == "user" else None
-
-    def note(self, text: str, *, past_token_note: bool = False) -> None:
-        """
-        A meta text for the model, joined to the last user message when there is
-        one (the enforce reminder after results: the one before a token note).
-        """
-        last = self._last_user(past_token_note=past_token_note)
-        if last is not None and self.history[-1] is not last:
-            # Before a token note, into the results it follows (2.1.235, probed).
-            content = last["content"]
-            if isinstance(content, str):
-                content = last["content"] = [{"type": "text", "text": content}]
-            content.append({"type": "text", "text": text})
-        else:
-            # A message of its own, which the wire joins to the user messages before it
-            # (`wire.joined`): after a text, with a line break at the seam.
-            self.history.append({"role": "user", "content": text})
-
     def retract(self, mark: int, model: str, target: str) -> int:
         """
         Tombstone the refused answer: its messages leave the conversation, its
@@ -689,14 +542,3 @@ _AFTER_CALL: dict[str, dict[str, object]] = {
     },
     "success_early": {"stop_reason": "stop_sequence"},
 }
-
-
-def _shortened(text: str, units: int) -> str:
-    """``text`` cut to ``units`` UTF-16 code units plus an ellipsis, as the CLI cuts strings."""
-    encoded = text.encode("utf-16-le", "surrogatepass")
-    if len(encoded) <= 2 * units:
-        return text
-    head = encoded[: 2 * units]
-    if 0xD800 <= int.from_bytes(head[-2:], "little") <= 0xDBFF:
-        head = head[:-2]  # never half a surrogate pair
-    return head.decode("utf-16-le", "surrogatepass") + "\u2026"

@@ -19,9 +19,10 @@ from urllib.parse import urlsplit
 import httpx
 
 from harness.systems.claude import validator, wire, words
-from harness.systems.claude.loop import Loop, Settings
+from harness.systems.claude.loop import Loop
 from harness.systems.claude.profile import ClaudeProfile
 from harness.systems.claude.tools import Bench
+from harness.systems.claude.turn import Settings
 from providers_fake.cli.base import Context
 from providers_fake.cli.claude import data
 from providers_fake.cli.claude.render import CLI, ClaudeRenderer

@@ -115,3 +115,14 @@ _JSON_TYPES: dict[type, str] = {
 }  # fmt: skip
 #: The pinned default model, whose article ``data.refusal_text`` names.
 DEFAULT_MODEL = data.DEFAULT_MODEL
+
+
+def shortened(text: str, units: int) -> str:
+    """``text`` cut to ``units`` UTF-16 code units plus an ellipsis, as the CLI cuts strings."""
+    encoded = text.encode("utf-16-le", "surrogatepass")
+    if len(encoded) <= 2 * units:
+        return text
+    head = encoded[: 2 * units]
+    if 0xD800 <= int.from_bytes(head[-2:], "little") <= 0xDBFF:
+        head = head[:-2]  # never half a surrogate pair
+    return head.decode("utf-16-le", "surrogatepass") + "\u2026"
