@@ -354,6 +354,12 @@ class Loop:
             self.event("notice", {"text": text, "level": "warning"})
         if answer.stop_reason == "refusal" and outcome != "exhausted":
             return self.refused(turn, answer, outcome, mark)
+        if answer.stop_reason == "refusal" and self.spent_refusal(turn):
+            # The call that spent the attempts came with a refusal: its line comes first,
+            # then the results, then the exhaustion, no refusal message (probed, B-36).
+            refusal = {"message_id": answer.message_id, "model": turn.model, "message": False}
+            self.event("refusal", {**refusal, "results": self.held})
+            self.held = []
         self.release()
         if outcome == "exhausted":
             self.exhausted(turn)
@@ -503,6 +509,12 @@ class Loop:
         turn.retracted += self.retract(mark, turn.model, target)
         turn.model = target
         return False
+
+    def spent_refusal(self, turn: Turn) -> bool:
+        """Whether a refusal that spends the attempts is shown as one (B-36)."""
+        continued = turn.continued or not self.profile.refusal_continues
+        plain = self.settings.refusal_fallback is None
+        return continued and plain and self.profile.refusal_line_first
 
     def release(self) -> None:
         """Show the tool results a refusal's answer held back, in their order."""
