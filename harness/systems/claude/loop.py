@@ -93,6 +93,8 @@ class Loop:
         self.talk = Conversation(settings.profile, list(settings.resumed))
         #: The conversation's messages (the notes' rules are `Conversation`'s).
         self.history = self.talk.messages
+        #: The model of the last request (whose notes a resumed session carries).
+        self.model = ""
         self.denials: list[dict[str, Any]] = []
         #: The deployment said it has no structured outputs: strict is stripped from now on.
         self.foundry_gap = False
@@ -136,6 +138,7 @@ class Loop:
         stream = True
         while True:
             tool = self.tool()
+            self.model = turn.model
             self.talk.token_note(turn.model)
             found = models.card(turn.model, self.profile.known_models())
             hinted = found is not None and found.hint and self.talk.noted == len(self.history)
@@ -143,7 +146,7 @@ class Loop:
                 turn.model,
                 turn.effort,
                 prompt,
-                [*self.history, *self.pending],
+                [*self.talk.rendered(turn.model), *self.pending],
                 tool,
                 self.talk.resumed,
                 stream=stream,
@@ -263,6 +266,9 @@ class Loop:
         turn.plain = False
         self.recoveries.restart()
         self.pending.clear()  # the call's notes go with it
+        for message in self.history:  # thinking is signed by the model that wrote it (probed)
+            if message["role"] == "assistant" and isinstance(message["content"], list):
+                message["content"] = [b for b in message["content"] if b.get("type") != "thinking"]
         return True
 
     def back_off(self, attempt: int, retry_after: str | None) -> int:
@@ -387,7 +393,7 @@ class Loop:
             self.event("enforce_reminder", data.NO_OUTPUT_NOTICE)
             nudge = words.wrapped(self.profile, data.NO_OUTPUT_NOTICE)  # B-15
             if self.talk.after_results():  # into the results, before a token note (B-14, probed)
-                self.talk.note(nudge, past_token_note=True)
+                self.talk.note(nudge)
             else:
                 self.history.append({"role": "user", "content": nudge})
             return False
@@ -410,7 +416,7 @@ class Loop:
             turn.reminded = True
             self.event("enforce_reminder")
             if self.talk.after_results():  # an empty answer after results: the reminder joins them
-                self.talk.note(data.ENFORCE_REMINDER, past_token_note=True)
+                self.talk.note(data.ENFORCE_REMINDER)
             else:  # plain string content: a block only while it is last
                 self.history.append({"role": "user", "content": data.ENFORCE_REMINDER})
             return False

@@ -36,16 +36,18 @@ class Conversation:
     noted: int | None = None
     #: The model the run was started with or last told it is (B-34).
     announced: str = ""
+    #: The notes attached to results, by the results' index (-1: after the prompt).
+    attached: dict[int, list[str]] = field(default_factory=dict)
 
     def token_note(self, model: str) -> None:
         """
-        Before a request that follows tool results (or a resumed turn's prompt),
-        the notes the CLI adds for ``model``: the tokens left, on releases before
-        2.1.314 for every model and from then on for the models whose card says
-        so (B-14), its figure fixed by the first note (the budget less the last
-        answer's tokens); and once the run has fallen back, which model this is
-        (B-34).  Where they go is the model's (`models`): in the last tool
-        result or a system message of their own.
+        Before a request that follows new tool results (or a resumed turn's
+        prompt), the notes the CLI attaches to them for ``model``: the tokens
+        left, on releases before 2.1.314 for every model and from then on for the
+        models whose card says so (B-14), its figure fixed by the first note (the
+        budget less the last answer's tokens); and once the run has fallen back,
+        which model this is (B-34).  Results get their notes when first sent: a
+        model the run falls back to later hears nothing new about them.
         """
         notes = [m for m in self.messages if m["role"] != "system"]  # the loop's own notes aside
         last = notes[-1] if notes else None
@@ -53,6 +55,7 @@ class Conversation:
         results = last is not None and last["role"] == "user" and wire.has_tool_results(last)
         if not (after_prompt or results) or self.noted == len(self.messages):
             return  # nothing new to note, or the results already have theirs
+        self.noted = len(self.messages)
         found = models.card(model, self.profile.known_models())
         texts = []
         if self.profile.announces_model and model != self.announced:
@@ -63,24 +66,40 @@ class Conversation:
                 spent = data.INPUT_TOKENS + data.OUTPUT_TOKENS if self.answers else 0
                 self.tokens_left = words.TOKEN_BUDGET - spent
             texts.append(words.token_text(self.tokens_left))
-        if not texts:
-            return
+        if texts:
+            at = -1 if last is None else max(i for i, m in enumerate(self.messages) if m is last)
+            self.attached[at] = texts
+
+    def rendered(self, model: str) -> list[dict[str, Any]]:
+        """
+        The messages as they go to ``model``, the notes placed as its card says
+        (`models`): in the last tool result of the results they belong to, or in
+        a system message after those results and the user messages joined to them
+        (joined to a system note of the loop's own there: a cd's, B-26, probed on
+        2.1.268 and 2.1.280).  A note is placed anew for each request: after a
+        fallback the notes written before go where the new model takes them
+        (probed on 2.1.235).
+        """
+        found = models.card(model, self.profile.known_models())
         place, wrapped = (found.place, found.wrapped) if found else (models.IN_SYSTEM, False)
-        if place == models.IN_RESULT and last is not None and results:
-            result = [b for b in last["content"] if b.get("type") == "tool_result"][-1]
-            if isinstance(result.get("content"), str):
-                result["content"] += "".join(f"\n\n{words.reminder(t)}" for t in texts)
-                self.noted = len(self.messages)
-                return
-        text = "\n\n".join(words.reminder(t) if wrapped else t for t in texts)
-        end = self.messages[-1] if self.messages else None
-        if end is not None and end["role"] == "system" and isinstance(end["content"], str):
-            # After a note of the loop's (a cd's, B-26) it joins that system message
-            # (probed on 2.1.268: '# Environment update ...\n\n<total_tokens>...').
-            end["content"] += "\n\n" + text
-        else:
-            self.messages.append({"role": "system", "content": text})
-        self.noted = len(self.messages)
+        out: list[dict[str, Any]] = []
+        due: list[str] = list(self.attached.get(-1, ()))
+        for i, message in enumerate(self.messages):
+            if due and message["role"] != "user":
+                text = "\n\n".join(words.reminder(t) if wrapped else t for t in due)
+                due = []
+                if message["role"] == "system" and isinstance(message["content"], str):
+                    out.append({**message, "content": f"{message['content']}\n\n{text}"})
+                    continue
+                out.append({"role": "system", "content": text})
+            texts = self.attached.get(i, [])
+            noted = _in_result(message, texts) if texts and place == models.IN_RESULT else None
+            out.append(message if noted is None else noted)
+            due += texts if noted is None else []
+        if due:
+            text = "\n\n".join(words.reminder(t) if wrapped else t for t in due)
+            out.append({"role": "system", "content": text})
+        return out
 
     def called_structured_output(self) -> bool:
         """
@@ -97,32 +116,35 @@ class Conversation:
         token note releases before 2.1.314 add after results (B-14) does not count:
         2.1.235 joins the reminder to the results before it (probed).
         """
-        last = self.last_user(past_token_note=True)
+        last = self.last_user()
         if last is None:
             return False
         content = last["content"]
         return isinstance(content, list) and any(b.get("type") == "tool_result" for b in content)
 
-    def last_user(self, *, past_token_note: bool = False) -> dict[str, Any] | None:
-        """The conversation's last message if it is the user's, maybe before a token note."""
-        end = len(self.messages)
-        if past_token_note and end and end == self.noted and self.messages[-1]["role"] == "system":
-            end -= 1
-        return self.messages[end - 1] if end and self.messages[end - 1]["role"] == "user" else None
+    def last_user(self) -> dict[str, Any] | None:
+        """The conversation's last message if it is the user's."""
+        end = self.messages[-1] if self.messages else None
+        return end if end is not None and end["role"] == "user" else None
 
-    def note(self, text: str, *, past_token_note: bool = False) -> None:
+    def note(self, text: str) -> None:
         """
-        A meta text for the model, joined to the last user message when there is
-        one (the enforce reminder after results: the one before a token note).
+        A meta text for the model: a user message of its own, which the wire
+        joins to the user messages before it (`wire.joined`: after a text, with
+        a line break at the seam), before any system note of theirs.
         """
-        last = self.last_user(past_token_note=past_token_note)
-        if last is not None and self.messages[-1] is not last:
-            # Before a token note, into the results it follows (2.1.235, probed).
-            content = last["content"]
-            if isinstance(content, str):
-                content = last["content"] = [{"type": "text", "text": content}]
-            content.append({"type": "text", "text": text})
-        else:
-            # A message of its own, which the wire joins to the user messages before it
-            # (`wire.joined`): after a text, with a line break at the seam.
-            self.messages.append({"role": "user", "content": text})
+        self.messages.append({"role": "user", "content": text})
+
+
+def _in_result(message: dict[str, Any], texts: list[str]) -> dict[str, Any] | None:
+    """The message with the notes in its last tool result, if it has one with text."""
+    content = message.get("content")
+    if not isinstance(content, list):
+        return None
+    blocks = [b for b in content if b.get("type") == "tool_result"]
+    if not blocks or not isinstance(blocks[-1].get("content"), str):
+        return None
+    last = blocks[-1]
+    added = "".join(f"\n\n{words.reminder(t)}" for t in texts)
+    noted = {**last, "content": last["content"] + added}
+    return {**message, "content": [noted if b is last else b for b in content]}

@@ -162,14 +162,19 @@ def run_claude(
     )
     renderer = ClaudeRenderer(ctx)
     aliases, known = dict(profile.model_aliases), profile.known_models()  # B-29
-    chosen = data.chosen_model(env.get("ANTHROPIC_MODEL"), aliases, known)
+
+    def chosen_as(setting: str | None) -> str | None:
+        return data.chosen_model(setting, aliases, known)
+
+    chosen = chosen_as(env.get("ANTHROPIC_MODEL"))
     if parsed.text("model") is None:  # the release's default unless ANTHROPIC_MODEL names one
         renderer.model = profile.default_model if chosen is None else chosen  # B-07
     settings = Settings(
         env,
         taken,
         checked,
-        fallback_model,
+        # --fallback-model is read as ANTHROPIC_MODEL is: aliases, retired ids (probed).
+        None if fallback_model is None else chosen_as(fallback_model) or profile.default_model,
         refusal_fallback_model,
         dict(gates or {}),
         tuple(resumed),
@@ -192,7 +197,8 @@ def run_claude(
         stderr = warnings + _notices(loop) + _stream(out, "stderr").decode()
         return ClaudeRun(KILLED, stdout, stderr, timed_out=True)
     prompted = wire.asked(prompt, resumed=bool(resumed))
-    conversation = wire.closed([*resumed, prompted, *loop.history], profile.continue_note)
+    history = loop.talk.rendered(loop.model)
+    conversation = wire.closed([*resumed, prompted, *history], profile.continue_note)
     stdout = _stream(out, "stdout")
     stderr = warnings + _notices(loop) + _stream(out, "stderr").decode()
     return ClaudeRun(renderer.finish(), stdout, stderr, tuple(conversation))

@@ -38,6 +38,8 @@ KNOWN_MODELS = frozenset({
     "claude-opus-4-8", "claude-opus-5", "claude-opus-5-5", "claude-sonnet-4-0",
     "claude-sonnet-4-5", "claude-sonnet-4-6", "claude-sonnet-5", "claude-sonnet-5-5",
 })  # fmt: skip
+#: Model ids the CLI still knows but sends its default model for.
+RETIRED_MODELS = frozenset({"claude-opus-4-0", "claude-opus-4-1"})
 UNRECOGNIZED_MODEL = "[claude-code:unrecognized_model]"
 
 # fmt: off
@@ -238,6 +240,8 @@ def chosen_model(
     alias = aliases.get(_without_suffix(lowered))
     if alias is not None:
         return alias
+    if _without_suffix(lowered) in RETIRED_MODELS:
+        return None  # the default model instead (probed on 2.1.235 and 2.1.328)
     if LONG_CONTEXT not in lowered:
         return name
     bare = _without_suffix(name)
