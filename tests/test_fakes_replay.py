@@ -233,3 +233,32 @@ def test_a_launch_imports_only_its_own_cli(tmp_path: Path, cli: str) -> None:
     if cli == "codebuddy":
         expected.add(replay_module._MODULES["claude"])  # CodeBuddy's module extends Claude's
     assert set(modules) & set(replay_module._MODULES.values()) == expected
+
+
+def test_a_refusal_prints_held_results_between_its_line_and_its_message(tmp_path: Path) -> None:
+    block = {"type": "tool_result", "tool_use_id": "toolu_0", "content": "no", "is_error": True}
+    result = {"block": block}
+    argv = ["-p", "x", "--output-format", "stream-json", "--verbose"]
+    types = []
+    for fields in ({"results": [result]}, {"results": [result], "message": False}):
+        steps = [_event("init"), _event("refusal", fields), _event("result")]
+        out = replay("claude", argv, _write_script(tmp_path, "claude", steps)).stdout
+        lines = [json.loads(line) for line in out.decode().splitlines()]
+        types.append([line["type"] + "/" + line.get("subtype", "") for line in lines])
+    assert types[0][1:4] == ["system/model_refusal_no_fallback", "user/", "assistant/"]
+    assert types[1][1:3] == ["system/model_refusal_no_fallback", "user/"]
+    assert "assistant/" not in types[1]
+
+
+@pytest.mark.parametrize(
+    ("fields", "reason"),
+    [({"results": "x"}, "'results' must be a list"), ({"message": "no"}, "'message' must be")],
+)
+def test_a_refusal_event_with_a_bad_field_is_one_line(
+    tmp_path: Path, fields: dict[str, object], reason: str
+) -> None:
+    steps = [_event("init"), _event("refusal", fields)]
+    result = replay("claude", ["-p", "x"], _write_script(tmp_path, "claude", steps))
+    assert result.exit_code == 2
+    [line] = result.stderr.decode().splitlines()
+    assert reason in line

@@ -55,10 +55,6 @@ from providers_fake.cli.claude import data
 from providers_fake.cli.claude.render import ClaudeRenderer
 from providers_fake.cli.jsonout import js_number
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    pass
-
 MESSAGES_PATH = "/v1/messages?beta=true"
 TOOL_NAME = wire.TOOL_NAME
 DEFAULT_ATTEMPTS = 5
@@ -389,13 +385,10 @@ class Loop:
             return True
         if not turn.nudged and _unseen(answer) and not self.talk.called_structured_output():
             turn.nudged = True  # nothing to show: one nudge before the prose rules
-            del self.history[mark:]  # its thinking, if any, is not sent back (probed)
+            self.talk.truncate(mark)  # its thinking, if any, is not sent back (probed)
             self.event("enforce_reminder", data.NO_OUTPUT_NOTICE)
-            nudge = words.wrapped(self.profile, data.NO_OUTPUT_NOTICE)  # B-15
-            if self.talk.after_results():  # into the results, before a token note (B-14, probed)
-                self.talk.note(nudge)
-            else:
-                self.history.append({"role": "user", "content": nudge})
+            # Joined on the wire to results or notes before it (probed).
+            self.talk.note(words.wrapped(self.profile, data.NO_OUTPUT_NOTICE))  # B-15
             return False
         if outcome == "accepted":
             fields: dict[str, Any] = {}
@@ -415,10 +408,7 @@ class Loop:
         if not turn.reminded:
             turn.reminded = True
             self.event("enforce_reminder")
-            if self.talk.after_results():  # an empty answer after results: the reminder joins them
-                self.talk.note(data.ENFORCE_REMINDER)
-            else:  # plain string content: a block only while it is last
-                self.history.append({"role": "user", "content": data.ENFORCE_REMINDER})
+            self.talk.note(data.ENFORCE_REMINDER)  # after results: joined to them on the wire
             return False
         # A second prose stop ends the turn; if its only objects were retracted, in error (LOOP-13).
         if turn.retracted:
@@ -534,7 +524,7 @@ class Loop:
         StructuredOutput calls still count as attempts, its object is withdrawn.
         """
         gone = self.history[mark:]
-        del self.history[mark:]
+        self.talk.truncate(mark)
         self.event("refusal_fallback", {"from": model, "to": target})
         return wire.calls(gone)
 

@@ -109,23 +109,12 @@ class Conversation:
         """
         return wire.calls(self.messages) > 0
 
-    def after_results(self) -> bool:
-        """
-        Whether the conversation ends on tool results: the enforce reminder after
-        an empty answer is then joined to the results (probed).  The
-        token note releases before 2.1.314 add after results (B-14) does not count:
-        2.1.235 joins the reminder to the results before it (probed).
-        """
-        last = self.last_user()
-        if last is None:
-            return False
-        content = last["content"]
-        return isinstance(content, list) and any(b.get("type") == "tool_result" for b in content)
-
-    def last_user(self) -> dict[str, Any] | None:
-        """The conversation's last message if it is the user's."""
-        end = self.messages[-1] if self.messages else None
-        return end if end is not None and end["role"] == "user" else None
+    def truncate(self, mark: int) -> None:
+        """Drop the messages from ``mark`` on, and the notes attached to them."""
+        del self.messages[mark:]
+        self.attached = {at: texts for at, texts in self.attached.items() if at < mark}
+        if self.noted is not None and self.noted > mark:
+            self.noted = None
 
     def note(self, text: str) -> None:
         """

@@ -51,7 +51,10 @@ def refusal(renderer: ClaudeRenderer, fields: dict[str, object]) -> None:
         raise ScriptError("event 'refusal': 'results' must be a list of tool_result fields")
     for result in results:
         tool_result(renderer, result)
-    if fields.get("message", True) is False:
+    shown = fields.get("message", True)
+    if not isinstance(shown, bool):
+        raise ScriptError("event 'refusal': 'message' must be a boolean")
+    if not shown:
         return  # the run ends otherwise (its attempts spent): no message of the refusal's
     text = str_field("refusal", fields, "text", data.refusal_text(model, message_id))
     record = renderer.synthetic_record(text, "invalid_request")
