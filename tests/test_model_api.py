@@ -15,9 +15,15 @@ from harness.catalogue.scenario import Seam
 from harness.cli import main
 from harness.seams import RunOptions
 from harness.seams.case import execute
+from harness.seams.model_api import run
 from harness.seams.model_api.expect import compare, expectation_of
-from harness.seams.model_api.values import ModelApiOutcome, SeenRequest, final_result
-from providers_fake.api import realcli
+from harness.seams.model_api.values import (
+    ModelApiOutcome,
+    ModelApiRequest,
+    SeenRequest,
+    final_result,
+)
+from providers_fake.api import Script, realcli
 from tests.lintcheck import assert_one_clear_line
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -364,3 +370,44 @@ def test_per_run_names_claude_code_makes_up_are_masked() -> None:
     )
     # Without a session line (codex), nothing is taken for one.
     assert [real for real, _ in run._masks("", 1, b"{}")] == ["127.0.0.1:1"]
+
+
+
+def _printing(*runs: bytes) -> Any:
+    """A stand-in for the real claude that prints ``runs`` in turn, one per call."""
+    printed = list(runs)
+
+    def runner(binary: Path, server: Any, request: Any, jail: Any) -> tuple[realcli.RealRun, int]:
+        return realcli.RealRun(("claude",), 0, printed.pop(0), b"", 0.1, False), 0
+
+    runner.left = printed  # type: ignore[attr-defined]
+    return runner
+
+
+def _printed(run: int, *, retried: bool) -> bytes:
+    retry = b'{"type":"system","subtype":"api_retry","attempt":1}\n' if retried else b""
+    return retry + b'{"type":"result","subtype":"success","run":%d}\n' % run
+
+
+@pytest.mark.parametrize(
+    ("steps", "retried", "outcome_of"),
+    [
+        pytest.param([{"text": "{}"}], True, 2, id="calm-script-retried-runs-again"),
+        pytest.param([{"text": "{}"}], False, 1, id="calm-script-not-retried-runs-once"),
+        pytest.param([{"status": 529}, {"text": "{}"}], True, 1, id="scripted-error-is-the-case"),
+        pytest.param([{"text": "{}", "delay": 0.5}], True, 1, id="scripted-delay-is-the-case"),
+        pytest.param([{"text": "{}", "truncate_after": 2}], True, 1, id="scripted-cut-is-the-case"),
+    ],
+)
+def test_a_retry_the_script_gave_no_reason_for_runs_the_case_again(
+    monkeypatch: pytest.MonkeyPatch, steps: list[object], retried: bool, outcome_of: int
+) -> None:
+    # The second run retries too: it is the outcome all the same, so a CLI that
+    # always retries still fails its case.
+    runner = _printing(_printed(1, retried=retried), _printed(2, retried=True))
+    monkeypatch.setitem(run._REAL, "claude", runner)
+    request = ModelApiRequest(cli="claude", schema="{}", output_format="stream-json")
+    outcome = run.run_case(request, Script.from_json(steps), Path("claude"))
+    assert outcome.final is not None
+    assert outcome.final["run"] == outcome_of
+    assert len(runner.left) == 2 - outcome_of

@@ -112,6 +112,21 @@ class Script:
             return self.steps[-1]
         return None
 
+    @property
+    def calm(self) -> bool:
+        """
+        No step gives a client a reason to retry: no HTTP error, broken or cut
+        stream, or delay.  A CLI that retries a request of a calm script was
+        disturbed by its machine (a timeout under load), not by the script.
+        """
+        return all(
+            isinstance(s, Answer)
+            and not s.midstream_error
+            and s.truncate_after is None
+            and s.delay == 0
+            for s in self.steps
+        )
+
     @classmethod
     def of(cls, *steps: Step, repeat_last: bool = True) -> Script:
         return cls(tuple(steps), repeat_last)
