@@ -1,7 +1,8 @@
 """
 The catalogue: scenario files in, immutable scenarios out.
 
-`loader` reads YAML safely (`yamlpos`, with positions), checks every document
+`loader` reads YAML safely (`yamlpos`, with positions; `yamlcache` keeps what
+loaded cleanly between runs), checks every document
 against the packaged scenario schema and each seam's own rules (`seam`, the
 registry of seam formats), and builds the values of `scenario`; `clauses`
 is the clause registry the scenarios cite; `outcome` is the canonical

@@ -23,7 +23,7 @@ import jsonschema
 from jsonschema.exceptions import ValidationError, best_match
 
 from harness.catalogue import seam as formats
-from harness.catalogue import yamlpos
+from harness.catalogue import yamlcache, yamlpos
 from harness.catalogue.clauses import registry
 from harness.catalogue.files import FileRefused, Folder
 from harness.catalogue.scenario import (
@@ -222,7 +222,7 @@ class _FileLoader:
 
     def load(self) -> list[Scenario]:
         try:
-            located = yamlpos.read(self.path)
+            located = yamlcache.read(self.path)
         except yamlpos.YAMLProblem as error:
             self.problem((error.line, error.column), _field(error.path), error.message)
             return []
@@ -341,7 +341,7 @@ def _case_sources(located: yamlpos.Located) -> list[tuple[tuple[int, int], ...]]
     """
     marks, end = located.marks, located.lines
     cases = marks[("cases",)][0]
-    tops = (marks[path][0] for path in marks if len(path) == 1)
+    tops = (marks[(key,)][0] for key in located.value)
     after = [line for line in tops if line > cases]
     last = min(after, default=end + 1) - 1
     count = len(located.value["cases"])

@@ -238,10 +238,11 @@ def _check_size(text: str, kind: type[yaml.SafeLoader] = _Loader) -> None:
             raise YAMLProblem(line, column, (), what)
 
 
-def read(path: PathLike) -> Located:
+def read(path: PathLike, parse: Callable[[str], Located] | None = None) -> Located:
     """
     Load the YAML file at ``path``: a regular file (never a FIFO or a device,
     which could block for ever), at most `MAX_BYTES`, UTF-8; raise `YAMLProblem`.
+    ``parse`` turns the text into a document (`load`, or a cache in front of it).
     """
     try:
         info = os.stat(path)
@@ -260,7 +261,7 @@ def read(path: PathLike) -> Located:
     except UnicodeDecodeError as error:
         line = data[: error.start].count(b"\n") + 1
         raise YAMLProblem(line, 1, (), f"not UTF-8: {error.reason} at byte {error.start}") from None
-    return load(text)
+    return (parse or load)(text)
 
 
 #: libyaml refuses what the pure-Python loader reads: a ``\\udcXX`` escape, the

@@ -14,18 +14,21 @@ harness in process, and as a whole ``harness run`` command.
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import cast
 
 import providers_fake
 from harness import targets
 from harness.adaptor.launch import EXECUTABLES, find_executable
-from harness.catalogue import loader
+from harness.catalogue import loader, yamlcache
 from harness.catalogue.scenario import Scenario, Seam
 from harness.seams.case import execute
 from harness.seams.model_api.run import model_script, run_case
@@ -94,9 +97,23 @@ ONE_SCENARIO = "codex-happy"
 
 
 def _seconds(command: list[str]) -> tuple[float, int]:
+    # A fresh process as an installed package runs one: with its bytecode kept
+    # (PYTHONDONTWRITEBYTECODE would make each one compile the harness again).
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, timeout=600, check=False)
+    done = subprocess.run(command, capture_output=True, timeout=600, check=False, env=env)
     return time.perf_counter() - start, done.returncode
+
+
+def _loads(path: str, times: int) -> tuple[float, int]:
+    """The best of ``times`` loads of the catalogue in this process, and its size."""
+    best, size = float("inf"), 0
+    for _ in range(times):
+        start = time.perf_counter()
+        loaded = loader.load([Path(path)])
+        best = min(best, time.perf_counter() - start)
+        size = len(loaded.scenarios)
+    return best, size
 
 
 def command_figures(path: str, repeat: int) -> int:
@@ -106,18 +123,19 @@ def command_figures(path: str, repeat: int) -> int:
     beside the scenario's own time, and the whole catalogue on
     ``reference-inproc``; the number of failures.
     """
-    loads = []
-    for _ in range(max(3, repeat)):
-        start = time.perf_counter()
-        loaded = loader.load([Path(path)])
-        loads.append(time.perf_counter() - start)
+    times = max(3, repeat)
+    with _cache_off():
+        afresh, _ = _loads(path, times)
+    kept, size = _loads(path, times)
     script = "from pathlib import Path; from harness.catalogue import loader; "
     script += f"loader.load([Path({path!r})])"
-    cold = min(_seconds([sys.executable, "-c", script])[0] for _ in range(max(3, repeat)))
+    fresh = min(_seconds([sys.executable, "-c", script])[0] for _ in range(times))
     print(
-        f"catalogue load: {min(loads):.3f} s ({len(loaded.scenarios)} scenarios; "
-        f"{cold:.3f} s in a fresh process, imports included)"
+        f"catalogue load: {kept:.3f} s ({size} scenarios; {afresh:.3f} s with "
+        f"{yamlcache.SWITCH_ENV}=off, YAML parsed afresh; "
+        f"{fresh:.3f} s in a fresh process, imports included)"
     )
+    loaded = loader.load([Path(path)])
     one = next((s for s in loaded.scenarios if s.id == ONE_SCENARIO), None)
     failures = 0
     with tempfile.TemporaryDirectory() as reports:
@@ -138,6 +156,19 @@ def command_figures(path: str, repeat: int) -> int:
         failures += code != 0
         print(f"whole catalogue on reference-inproc, `harness run`: {seconds:.2f} s")
     return failures
+
+
+@contextmanager
+def _cache_off() -> Iterator[None]:
+    before = os.environ.get(yamlcache.SWITCH_ENV)
+    os.environ[yamlcache.SWITCH_ENV] = "off"
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[yamlcache.SWITCH_ENV]
+        else:
+            os.environ[yamlcache.SWITCH_ENV] = before
 
 
 def _time_one(scenario: Scenario) -> float:
