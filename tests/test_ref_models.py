@@ -21,8 +21,9 @@ import respx
 
 from harness.catalogue import loader
 from harness.catalogue.scenario import Scenario
+from harness.seams.model_api.expect import ModelApiExpectation
 from harness.seams.model_api.run import model_script
-from harness.seams.model_api.values import CODEX_MODEL, ModelApiRequest
+from harness.seams.model_api.values import CODEX_MODEL, ModelApiOutcome, ModelApiRequest
 from harness.systems.claude.run import run_claude
 from harness.systems.codex import run_codex
 from providers_fake.api import ScriptedModelAPI, install_respx
@@ -268,3 +269,20 @@ def test_codex_refuses_a_schema_that_is_not_json() -> None:
         run = run_codex(client, prompt="p", schema="{", model=CODEX_MODEL)
     assert run.exit_code == 1
     assert "is not valid JSON" in run.stderr
+
+
+def test_a_refusal_that_spends_the_last_attempt_prints_its_line_then_the_exhaustion() -> None:
+    # The real binary's line races the end of its run under load, so the scenario
+    # leaves its lines unchecked from 2.1.282; the model prints what an unhurried
+    # binary prints, the scenario's shared expectation (B-36).
+    family = loader.load([SCENARIOS / "claude" / "refusal-rejected-order.yaml"]).scenarios
+    scenario = next(s for s in family if s.id == "model-claude-refusal-rejected-exhausts")
+    run, _ = _run(scenario)
+    printed = ModelApiOutcome("claude", run.exit_code, "", False, tuple(run.lines), None)
+    assert isinstance(scenario.expect, ModelApiExpectation)
+    assert printed.line_types == scenario.expect.line_types
+    assert printed.line_types[-3:] == (
+        "system/model_refusal_no_fallback",
+        "user",
+        "result/error_max_structured_output_retries",
+    )
