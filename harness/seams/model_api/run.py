@@ -84,7 +84,8 @@ _RETRY_LINE = {"claude": "system/api_retry"}
 
 
 def _retried(outcome: ModelApiOutcome) -> bool:
-    return _RETRY_LINE.get(outcome.cli) in outcome.line_types
+    line = _RETRY_LINE.get(outcome.cli)
+    return line is not None and line in outcome.line_types
 
 
 def _run_once(
