@@ -372,7 +372,6 @@ def test_per_run_names_claude_code_makes_up_are_masked() -> None:
     assert [real for real, _ in run._masks("", 1, b"{}")] == ["127.0.0.1:1"]
 
 
-
 def _printing(*runs: bytes) -> Any:
     """A stand-in for the real claude that prints ``runs`` in turn, one per call."""
     printed = list(runs)

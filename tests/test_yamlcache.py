@@ -20,8 +20,7 @@ DOCUMENT = (
     "  - {name: first, <<: *shared}\n"
     "  - name: second\n"
     "    big: 123456789012345678901234567890\n"
-    "    again: *shared\n"
-    + "".join(f"pad{i}: '{'x' * 20}'\n" for i in range(24))
+    "    again: *shared\n" + "".join(f"pad{i}: '{'x' * 20}'\n" for i in range(24))
 )
 
 
@@ -117,7 +116,9 @@ def test_switched_off_nothing_is_written(cache: Path, monkeypatch: pytest.Monkey
     assert not cache.exists()
 
 
-def test_an_unwritable_cache_only_costs_speed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_unwritable_cache_only_costs_speed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("")
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
@@ -135,6 +136,23 @@ def test_the_folder_stays_bounded(cache: Path, monkeypatch: pytest.MonkeyPatch) 
     parsed, parse = _counting()
     yamlcache.load(DOCUMENT + "n: 19\n", parse)  # type: ignore[arg-type]
     assert parsed == []
+
+
+def test_the_folder_stays_within_its_bytes(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    yamlcache.load(DOCUMENT)
+    (entry,) = cache.iterdir()
+    monkeypatch.setattr(yamlcache, "MAX_TOTAL", entry.stat().st_size * 4)
+    for i in range(10):
+        yamlcache.load(DOCUMENT + f"n: {i}\n")
+    sizes = [p.stat().st_size for p in cache.iterdir()]
+    assert sum(sizes) <= yamlcache.MAX_TOTAL
+    assert len(sizes) >= 2
+
+
+def test_a_text_over_the_bound_is_not_kept(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(yamlcache, "MAX_TEXT", len(DOCUMENT) - 1)
+    yamlcache.load(DOCUMENT)
+    assert not cache.exists() or not list(cache.iterdir())
 
 
 def test_the_catalogue_loads_the_same_kept_or_afresh(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -13,7 +13,8 @@ to any of them loads afresh.
 Only what loaded cleanly is kept; a problem is found afresh each time.  The
 cache is JSON (never pickle): a damaged or foreign file is ignored, not
 executed.  A value JSON cannot hold exactly (a YAML timestamp, binary) is
-not kept.  The folder is bounded (`MAX_FILES`, oldest dropped first), and
+not kept.  The folder is bounded (`MAX_FILES` files, `MAX_TOTAL` bytes, the
+least recently written dropped first; a text over `MAX_TEXT` is not kept), and
 ``HARNESS_CACHE=off`` turns the cache off.
 """
 
@@ -36,8 +37,12 @@ from harness.catalogue import yamlpos
 MAX_FILES = 2000
 #: What is kept when the folder is trimmed.
 _KEEP = MAX_FILES * 3 // 4
+#: The longest text kept (the catalogue's longest file is about 11 KB).
+MAX_TEXT = 256 * 1024
 #: The largest kept file (positions make it a few times its text).
-MAX_BYTES = 16 * yamlpos.MAX_BYTES
+MAX_BYTES = 16 * MAX_TEXT
+#: All kept files together, at most.
+MAX_TOTAL = 64 * 1024 * 1024
 #: Texts shorter than this load faster than a cache file is read.
 MIN_TEXT = 512
 SWITCH_ENV = "HARNESS_CACHE"
@@ -63,7 +68,7 @@ def read(path: yamlpos.PathLike) -> yamlpos.Located:
 
 def load(text: str, parse: Callable[[str], yamlpos.Located] = yamlpos.load) -> yamlpos.Located:
     """``parse(text)``, or what it gave for the same text before."""
-    if len(text) < MIN_TEXT or not enabled():
+    if not MIN_TEXT <= len(text) <= MAX_TEXT or not enabled():
         return parse(text)
     key = hashlib.sha256(_SALT + text.encode("utf-8", "surrogatepass")).hexdigest()
     where = folder() / f"{key}.json"
@@ -154,21 +159,41 @@ def _write(where: Path, located: yamlpos.Located) -> None:
 
 
 def _trim(cache: Path) -> None:
-    """Keep the folder within `MAX_FILES`, the least recently written going first."""
-    entries = list(os.scandir(cache))
-    if len(entries) <= MAX_FILES:
+    """
+    Keep the folder within `MAX_FILES` and `MAX_TOTAL`, the least recently
+    written going first; past a bound it is brought down to three quarters.
+    """
+    entries = [(entry, _stat(entry)) for entry in os.scandir(cache)]
+    total = sum(size for _, (_, size) in entries)
+    if len(entries) <= MAX_FILES and total <= MAX_TOTAL:
         return
-    entries.sort(key=_written)
-    for entry in entries[: len(entries) - _KEEP]:
+    entries.sort(key=lambda pair: pair[1][0])
+    count = len(entries)
+    for entry, (_, size) in entries:
+        if count <= _KEEP and total <= MAX_TOTAL * 3 // 4:
+            break
         with contextlib.suppress(OSError):
             os.unlink(entry.path)
+        count, total = count - 1, total - size
 
 
-def _written(entry: os.DirEntry[str]) -> float:
+def _stat(entry: os.DirEntry[str]) -> tuple[float, int]:
+    """When ``entry`` was written, and its size (a file gone meanwhile: first, empty)."""
     try:
-        return entry.stat().st_mtime
+        info = entry.stat()
     except OSError:
-        return 0.0
+        return (0.0, 0)
+    return (info.st_mtime, info.st_size)
 
 
-__all__ = ["MAX_FILES", "SWITCH_ENV", "KeptMarks", "enabled", "folder", "load", "read"]
+__all__ = [
+    "MAX_FILES",
+    "MAX_TEXT",
+    "MAX_TOTAL",
+    "SWITCH_ENV",
+    "KeptMarks",
+    "enabled",
+    "folder",
+    "load",
+    "read",
+]
