@@ -95,8 +95,12 @@ def request_body(  # noqa: PLR0917 - one call site, each argument a different th
             *(json.loads(json.dumps(m)) for m in history),
         ]
     )
-    if isinstance(messages[-1]["content"], str):  # the last message goes as blocks
-        messages[-1]["content"] = [{"type": "text", "text": messages[-1]["content"]}]
+    last = messages[-1]
+    # The last message goes as blocks when it carries the cache mark or a tail; a
+    # user message always does, a system note without the mark stays a string
+    # (DISABLE_PROMPT_CACHING; probed on 2.1.235, 2.1.328 and 2.1.332).
+    if isinstance(last["content"], str) and (caching or tail is not None or last["role"] == "user"):
+        last["content"] = [{"type": "text", "text": last["content"]}]
     if caching:  # DISABLE_PROMPT_CACHING leaves the last block without the mark (probed)
         messages[-1]["content"][-1]["cache_control"] = dict(_EPHEMERAL)
     if tail is not None:
