@@ -162,6 +162,12 @@ WITNESSES: dict[str, tuple[Witness, ...]] = {
     "test_ref_models.py::test_a_tool_call_the_rules_refuse_is_answered_and_the_loop_goes_on": real(
         "model-claude-bash-denied"
     ),
+    # The exhausting case's lines race the end of the binary's run (unchecked from
+    # 2.1.282); the order case puts the same refusal line before the same results.
+    "test_ref_models.py::"
+    "test_a_refusal_that_spends_the_last_attempt_prints_its_line_then_the_exhaustion": real(
+        "model-claude-refusal-rejected-order", "model-claude-refusal-rejected-exhausts"
+    ),
     "test_ref_models.py::test_codex_refuses_a_schema_that_is_not_json": real(
         "model-codex-schema-not-json", "model-codex-schema-cut-off"
     ),
