@@ -29,6 +29,7 @@ from harness.fuzz.agent_cli import DRIVERS, AgentCliFuzzer, agent_cases
 from harness.fuzz.run import generate
 from harness.fuzz.verdict import DISAGREE, Difference, Judgement
 from harness.seams.case import execute
+from harness.seams.model_api.values import ModelApiOutcome, SeenRequest
 
 NAIVE = "naive=python:tests.adaptors:naive_inprocess"
 
@@ -209,3 +210,29 @@ def test_a_terminal_gets_a_progress_line_and_a_pipe_does_not(
     shown = capsys.readouterr().out
     assert "\rfuzz: 3 cases, 3 agree, 0 disagree, 0 errored (of 3)" in shown
     assert shown.splitlines()[-1] == piped[-1]
+
+
+def _seen(model: str | None, *, side: str | None = None, unexpected: str | None = None) -> Any:
+    return SeenRequest(model, None, None, None, [], unexpected=unexpected, side=side)
+
+
+def _outcome(*requests: Any) -> ModelApiOutcome:
+    return ModelApiOutcome("claude", 0, "", False, (), None, requests=requests)
+
+
+def test_a_written_expectation_counts_the_conversation_and_names_side_requests() -> None:
+    # A release that checks connectivity first (2.1.235: HEAD /api/hello) makes a
+    # request the scenario's count leaves out; the findings' counts must too, or no
+    # finding on such a release replays.
+    truth = _outcome(_seen(None, side="HEAD /api/hello"), _seen("m"), _seen("m"))
+    other = _outcome(_seen("m"), _seen("m"))
+    written = model_api._requests("claude", truth, other, set())
+    assert written == {
+        "requests": 2,
+        "no_unexpected_requests": True,
+        "side_requests": ["HEAD /api/hello"],
+    }
+    # Both sides check alike: nothing to say about it.
+    assert "side_requests" not in model_api._requests("claude", truth, truth, set())
+    beyond = _outcome(_seen("m"), _seen("m", unexpected="unexpected request #2"))
+    assert model_api._requests("claude", beyond, beyond, set()) == {"requests": 1}

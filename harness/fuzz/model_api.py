@@ -394,10 +394,14 @@ def _requests(
     cli: str, truth: ModelApiOutcome, other: ModelApiOutcome | None, fields: set[str]
 ) -> dict[str, Json]:
     """The request-side expectations: counts always, the rest where the two differ."""
-    answered = [r for r in truth.requests if r.unexpected is None]
+    # Side requests (a release's connectivity check) are neither counted nor unexpected.
+    answered = [r for r in truth.requests if r.conversation]
     out: dict[str, Json] = {"requests": len(answered)}
-    if len(answered) == len(truth.requests):
+    if all(r.unexpected is None for r in truth.requests):
         out["no_unexpected_requests"] = True
+    side = [r.side for r in truth.requests if r.side is not None]
+    if other is not None and side != [r.side for r in other.requests if r.side is not None]:
+        out["side_requests"] = side
     if not answered:
         return out
     if "requests.model" in fields:
