@@ -52,6 +52,10 @@ class _Item:
     error: str | None = None
 
 
+#: An empty text block as a release that sends it back sends it (B-37).
+_EMPTY_TEXT = {"type": "text", "text": ""}
+
+
 @dataclass
 class Taking:
     """One answer's calls and what came of them."""
@@ -78,6 +82,8 @@ class Taking:
     exhausted: bool = False
     #: Whether the answer showed the user any prose (thinking is not shown).
     spoke: bool = False
+    #: Whether an empty text block goes back in the answer's message (B-37).
+    sends_empty_text: bool = False
 
     # -- the stream ----------------------------------------------------------------
 
@@ -91,6 +97,9 @@ class Taking:
                 self.event("thinking", block)
                 kept = {k: block.get(k, "") for k in ("type", "thinking", "signature")}
                 self.prose.append(kept)
+            elif kind == "text" and block.get(wire.EMPTY):
+                if self.sends_empty_text:  # not shown, but sent back in its place
+                    self.prose.append({"type": "text", "text": ""})
             elif kind == "text":
                 self.event("text", block["text"])
                 self.prose.append({"type": "text", "text": block["text"]})
@@ -220,7 +229,7 @@ class Taking:
         """
         out: list[dict[str, Any]] = []
         content = self.prose + self.calls
-        if content:
+        if any(block != _EMPTY_TEXT for block in content):  # empty texts alone: no message
             out.append({"role": "assistant", "content": content})
         if self.results:
             out.append({"role": "user", "content": self.results})

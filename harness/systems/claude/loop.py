@@ -441,6 +441,7 @@ class Loop:
                 self.event(name, arg)
 
         taking = Taking(self.settings.schema_text, self.bench, shown, spent, self.judge)
+        taking.sends_empty_text = self.profile.sends_empty_text  # B-37
         taking.take(answer.blocks)
         self.event("answer_end")
         turn.rejected += taking.rejections
@@ -534,8 +535,7 @@ def _unseen(answer: wire.Answer) -> bool:
     An answer that ended its turn with nothing for the user: no text (blank
     text is not sent) and no call, thinking at most; the CLI nudges it once.
     """
-    shown = any(block["type"] in ("text", "tool_use") for block in answer.blocks)
-    return not shown and answer.stop_reason in _TURN_ENDS
+    return not any(map(wire.shown, answer.blocks)) and answer.stop_reason in _TURN_ENDS
 
 
 #: The stop reasons of an answer that ends its turn (the nudge looks at no other).

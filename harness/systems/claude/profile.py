@@ -370,19 +370,6 @@ CLAUDE = Table(
             "on, not probed between)",
         ),
         entry(
-            "announces_model",
-            "<2.1.328",
-            False,
-            f"B-34 ({_B}): no such note on 2.1.235 (2.1.236-2.1.327 not probed)",
-        ),
-        entry(
-            "announces_model",
-            ">=2.1.328",
-            True,
-            f"B-34 ({_B}): 'You are powered by the model named ...' after a fallback "
-            "(2.1.328, 2.1.332)",
-        ),
-        entry(
             "wraps_notes",
             "<2.1.331",
             False,
@@ -471,6 +458,8 @@ class ClaudeProfile:
     refusal_line_first: bool
     #: A refusal by a model without a card is worded briefly, not with an article (B-09).
     brief_uncarded_refusal: bool
+    #: An empty text block of an answer is sent back with it (B-37).
+    sends_empty_text: bool
     wraps_notes: bool
     multiple_of_precision: int | None
     resumes_broken_prose: bool

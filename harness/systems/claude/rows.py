@@ -4,7 +4,7 @@ words, the notes to the model, and the models a release names and knows.
 
 Kept apart from `harness.systems.claude.profile` (which builds the table from
 these and its own rows) to keep each module short; every row cites the note of
-docs/versions.md that found it, B-25 onwards, each bisected on the installed
+docs/versions.md that found it (B-25 onwards), each bisected on the installed
 releases (2.1.235 to 2.1.332) with the catalogue's scenarios or single probes.
 """
 
@@ -196,5 +196,31 @@ ROWS: tuple[Entry, ...] = (
         ">=2.1.325",
         (),
         f"B-29 ({_B}): static, from 2.1.325 every model the pinned release knows",
+    ),
+    entry(
+        "sends_empty_text",
+        "<2.1.236",
+        True,
+        f"B-37 ({_B}): an empty text block goes back in the answer's message (2.1.235)",
+    ),
+    entry(
+        "sends_empty_text",
+        ">=2.1.236",
+        False,
+        f"B-37 ({_B}): left out from 2.1.236 (bisected: 2.1.236, 2.1.237, 2.1.240, "
+        "2.1.246, 2.1.258, 2.1.270, 2.1.282, 2.1.328, 2.1.332)",
+    ),
+    entry(
+        "announces_model",
+        "<2.1.328",
+        False,
+        f"B-34 ({_B}): no such note on 2.1.235 (2.1.236-2.1.327 not probed)",
+    ),
+    entry(
+        "announces_model",
+        ">=2.1.328",
+        True,
+        f"B-34 ({_B}): 'You are powered by the model named ...' after a fallback "
+        "(2.1.328, 2.1.332)",
     ),
 )

@@ -162,13 +162,29 @@ class Answer:
     last_text: str | None = None
 
     def take(self, block: dict[str, Any]) -> None:
-        """A completed block; a blank text block is neither shown nor sent back (probed)."""
+        """
+        A completed block; a blank text block is neither shown nor sent back
+        (probed), but an empty one is kept, marked `EMPTY`: some releases send
+        it back (B-37).
+        """
         text = block.get("text")
         if block.get("type") == "text" and isinstance(text, str):
             self.last_text = text
+            if text == "":
+                self.blocks.append({**block, EMPTY: True})
+                return
             if not text.strip():
                 return
         self.blocks.append(block)
+
+
+#: The mark of an empty text block among an answer's blocks (never sent as such).
+EMPTY = "harness-empty"
+
+
+def shown(block: dict[str, Any]) -> bool:
+    """Whether a block is something the user sees: a text that is not empty, or a call."""
+    return block["type"] in ("text", "tool_use") and not block.get(EMPTY)
 
 
 def _sse_events(lines: Iterator[str]) -> Iterator[tuple[str, dict[str, Any]]]:
