@@ -199,16 +199,17 @@ ROWS: tuple[Entry, ...] = (
     ),
     entry(
         "sends_empty_text",
-        "<2.1.236",
+        "<2.1.277",
         True,
-        f"B-37 ({_B}): an empty text block goes back in the answer's message (2.1.235)",
+        f"B-37 ({_B}): an empty text block goes back in the answer's message (2.1.235, "
+        "2.1.258, 2.1.270, 2.1.276)",
     ),
     entry(
         "sends_empty_text",
-        ">=2.1.236",
+        ">=2.1.277",
         False,
-        f"B-37 ({_B}): left out from 2.1.236 (bisected: 2.1.236, 2.1.237, 2.1.240, "
-        "2.1.246, 2.1.258, 2.1.270, 2.1.282, 2.1.328, 2.1.332)",
+        f"B-37 ({_B}): left out from 2.1.277 (2.1.277, 2.1.278, 2.1.280, 2.1.282, 2.1.328, "
+        "2.1.332)",
     ),
     entry(
         "announces_model",
