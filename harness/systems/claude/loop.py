@@ -278,7 +278,7 @@ class Loop:
     def ended(self, failure: failures.Failure, turn: Turn) -> None:
         """The run ends on an HTTP error, in the CLI's words for its status."""
         named = turn.model
-        if self.profile.long_context and turn.model == self.profile.default_model:
+        if self.settings.long_context(turn.model):
             named += "[1m]"  # the 1M-context variant was asked for (B-07, probed on 2.1.235)
         ending = failures.ending(failure, self.settings.gateway, named)
         message = {
@@ -480,7 +480,8 @@ class Loop:
             self.talk.note(words.wrapped(self.profile, data.REFUSAL_NOTICE))
             return False
         if target is None or target == turn.model:
-            text = words.refusal_text(self.profile, turn.model, answer.message_id)
+            long = self.settings.long_context(turn.model)
+            text = words.refusal_text(self.profile, turn.model, answer.message_id, long)
             fields: dict[str, object] = {"message_id": answer.message_id, "model": turn.model}
             fields["text"] = text
             if outcome == "rejected" and self.profile.refusal_line_first:

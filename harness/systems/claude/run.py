@@ -181,6 +181,7 @@ def run_claude(
         urlsplit(base_url).netloc,
         deadline=None if timeout is None else time.monotonic() + timeout,
         profile=profile,
+        model_chosen=chosen is not None or parsed.text("model") is not None,
     )
     bench = Bench(
         here, workdir or here, env, tuple(allowed_tools), renderer.session_id, renderer.ids, profile

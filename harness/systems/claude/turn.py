@@ -34,6 +34,14 @@ class Settings:
     deadline: float | None = None
     #: What differs in the release modelled (`harness.systems.claude.profile`).
     profile: ClaudeProfile = field(default_factory=ClaudeProfile.of)
+    #: Whether the run was told its model (ANTHROPIC_MODEL, ``--model``): the default
+    #: model runs with the 1M-context beta only when it was not (B-07).
+    model_chosen: bool = False
+
+    def long_context(self, model: str) -> bool:
+        """Whether ``model`` runs as the 1M-context variant of the default (B-07)."""
+        chosen = self.model_chosen
+        return self.profile.long_context and not chosen and model == self.profile.default_model
 
 
 @dataclass

@@ -39,16 +39,13 @@ def sends_connectivity_check(profile: ClaudeProfile, env: Mapping[str, str]) -> 
     return profile.preconnect and not any(env.get(name) for name in NO_PRECONNECT)
 
 
-def model_name(profile: ClaudeProfile, model: str) -> str:
-    """How messages name a model: the default one runs with the 1M-context beta on old releases."""
-    name = data.display_name(model)
-    return profile.display_name(name) if model == profile.default_model else name
-
-
-def refusal_text(profile: ClaudeProfile, model: str, message_id: str) -> str:
+def refusal_text(
+    profile: ClaudeProfile, model: str, message_id: str, long_context: bool = False
+) -> str:
     """
     The synthetic message a refusal ends the run with, as the release words it
-    and the model's card says (B-09): briefly, or naming a support article.
+    and the model's card says (B-09): briefly, or naming a support article;
+    ``long_context`` when the model runs as the 1M-context default (B-07).
     """
     known = models.stem(model, profile.known_models())
     found = None if known is None else models.CARDS[known]
@@ -63,7 +60,7 @@ def refusal_text(profile: ClaudeProfile, model: str, message_id: str) -> str:
         text = data.refusal_text(named, message_id, name)
         article = found.article if found is not None else models.DEFAULT_ARTICLE
         text = text.replace(f"articles/{models.DEFAULT_ARTICLE}", f"articles/{article}")
-    if model == profile.default_model:  # with the 1M-context beta on old releases (B-07)
+    if long_context:  # the default model, not named by the user, on old releases (B-07)
         text = text.replace(name, profile.display_name(name))
     if not profile.refusal_continues:  # the releases that end at once name no message
         text = text.removesuffix(f"\n\nMessage ID: {message_id}")
