@@ -456,16 +456,19 @@ class Loop:
         return taking
 
     def judge(self, schema_text: str, raw: str) -> validator.Verdict:
-        """A StructuredOutput call, with the checks of the release modelled (B-02, B-04, B-16)."""
+        """A StructuredOutput call, with the release's checks (B-02, B-04, B-16, B-38)."""
         profile = self.profile
         if profile.checks_input_type:
             value = validator.normalized(raw)
             error = words.input_type_error(profile, value)
             if error is not None:  # refused before the schema is consulted
                 return validator.Verdict(error, value, value)
-        precision = profile.multiple_of_precision
         return validator.check(
-            schema_text, raw, params=profile.feedback_params, precision=precision
+            schema_text,
+            raw,
+            params=profile.feedback_params,
+            precision=profile.multiple_of_precision,
+            annotated=profile.converts_annotated,
         )
 
     def refused(self, turn: Turn, answer: wire.Answer, outcome: str, mark: int) -> bool:

@@ -460,6 +460,8 @@ class ClaudeProfile:
     brief_uncarded_refusal: bool
     #: An empty text block of an answer is sent back with it (B-37).
     sends_empty_text: bool
+    #: A property of annotations only takes a string value's JSON text (B-38).
+    converts_annotated: bool
     wraps_notes: bool
     multiple_of_precision: int | None
     resumes_broken_prose: bool

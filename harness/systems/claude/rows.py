@@ -212,6 +212,18 @@ ROWS: tuple[Entry, ...] = (
         "2.1.332)",
     ),
     entry(
+        "converts_annotated",
+        "<2.1.246",
+        False,
+        f"B-38 ({_B}): a property of annotations only keeps a string value (2.1.235-2.1.245)",
+    ),
+    entry(
+        "converts_annotated",
+        ">=2.1.246",
+        True,
+        f"B-38 ({_B}): from 2.1.246 it takes the JSON text of any other value",
+    ),
+    entry(
         "announces_model",
         "<2.1.328",
         False,

@@ -202,16 +202,23 @@ def compile_schema(text: str) -> Schema | Refusal:
 
 
 def check(
-    schema_text: str, input_text: str, *, params: bool = True, precision: int | None = 6
+    schema_text: str,
+    input_text: str,
+    *,
+    params: bool = True,
+    precision: int | None = 6,
+    annotated: bool = True,
 ) -> Verdict:
     """
     One StructuredOutput call (its input as the JSON text the API streamed).
-    ``params`` and ``precision`` are what releases differ in (the detail the
-    CLI adds to each error, Ajv's multipleOfPrecision; B-02 and B-16 of
-    docs/versions.md); the defaults are the pinned release's.
+    ``params``, ``precision`` and ``annotated`` are what releases differ in
+    (the detail the CLI adds to each error, Ajv's multipleOfPrecision, whether
+    a property of annotations only takes a value's JSON text; B-02, B-16 and
+    B-38 of docs/versions.md); the defaults are the pinned release's.
     """
     request = {"op": "check", "schema": schema_text, "input": input_text}
-    reply = _WORKER.ask({**request, "params": params, "precision": precision})
+    options = {"params": params, "precision": precision, "annotated": annotated}
+    reply = _WORKER.ask({**request, **options})
     return Verdict(reply["error"], json.loads(reply["prepared"]), json.loads(reply["validated"]))
 
 

@@ -307,14 +307,16 @@ function fits(kind, value, text) {
 
 // Top-level string values holding the JSON text of what the property's schema wants are
 // replaced by the parsed value; nested values, patternProperties and the rest are not.
-function converted(input, schema) {
+// `annotated`: whether a property whose schema is annotations only (or empty) takes any
+// JSON text but a string's (from 2.1.246, B-38).
+function converted(input, schema, annotated = true) {
   const properties = schema.properties;
   if (!properties || typeof properties !== "object") return input;
   const definitions = schema.$defs ?? schema.definitions;
   let out = input;
   for (const [name, property] of Object.entries(properties)) {
     let kind = wantedType(property, definitions);
-    if (kind === undefined && isPlainObject(property)) {
+    if (kind === undefined && annotated && isPlainObject(property)) {
       if (Object.keys(property).every((key) => ANNOTATIONS.has(key))) kind = "annotations";
     }
     if (kind !== "annotations" && !CONVERTED.has(kind)) continue;
@@ -367,10 +369,10 @@ function repaired(value) {
 
 // What the CLI keeps of a call's input (it is what the conversation and the result carry)
 // and what it validates: an object as it is, anything else spread into one.
-function prepared(raw, schema) {
+function prepared(raw, schema, annotated = true) {
   const input = raw ?? {};
   if (typeof input !== "object") return input;
-  return repaired(converted(input, schema));
+  return repaired(converted(input, schema, annotated));
 }
 
 function spread(value) {
@@ -484,7 +486,7 @@ function answer(request) {
       const precision = request.precision === undefined ? 6 : request.precision;
       const made = compile(request.schema, precision);
       if (made.refused !== undefined) return { fault: `schema refused: ${made.refused}` };
-      const input = prepared(JSON.parse(request.input), made.schema);
+      const input = prepared(JSON.parse(request.input), made.schema, request.annotated !== false);
       const validated = spread(input);
       return {
         error: verdict(made.validate, validated, request.params !== false),
