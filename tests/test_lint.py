@@ -285,6 +285,16 @@ def test_duplicate_ids_across_files(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert f"{tmp_path / 'b.yaml'}:1:1: id: duplicate id 'a-good-scenario'" in out
 
 
+def _lint_family(
+    tmp_path: Path, family: str, capsys: pytest.CaptureFixture[str]
+) -> tuple[Path, str]:
+    """``family`` written to a file and linted: it must fail (4); the file and what lint said."""
+    path = tmp_path / "family.yaml"
+    path.write_text(family)
+    assert main(["lint", str(path)]) == 4
+    return path, capsys.readouterr().out.strip()
+
+
 def test_family_case_problem_points_into_the_case(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -306,10 +316,7 @@ def test_family_case_problem_points_into_the_case(
             clauses: [NOPE-01]
         """
     )
-    path = tmp_path / "family.yaml"
-    path.write_text(family)
-    assert main(["lint", str(path)]) == 4
-    out = capsys.readouterr().out.strip()
+    path, out = _lint_family(tmp_path, family, capsys)
     assert out == f"{path}:14:15: clauses[0]: unknown clause 'NOPE-01' (did you mean 'NEG-01'?)"
 
 
@@ -330,10 +337,8 @@ def test_a_shared_field_wrong_in_every_case_is_said_once(
           - {id: fam-three, title: Three, description: Three.}
         """
     )
-    path = tmp_path / "family.yaml"
-    path.write_text(family)
-    assert main(["lint", str(path)]) == 4
-    lines = capsys.readouterr().out.strip().splitlines()
+    path, out = _lint_family(tmp_path, family, capsys)
+    lines = out.splitlines()
     assert len(lines) == 1, lines
     assert lines[0].startswith(f"{path}:6:")
 

@@ -20,10 +20,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import cast
+from unittest import mock
 
 import providers_fake
 from harness import targets
@@ -124,7 +123,7 @@ def command_figures(path: str, repeat: int) -> int:
     ``reference-inproc``; the number of failures.
     """
     times = max(3, repeat)
-    with _cache_off():
+    with mock.patch.dict(os.environ, {yamlcache.SWITCH_ENV: "off"}):
         afresh, _ = _loads(path, times)
     kept, size = _loads(path, times)
     script = "from pathlib import Path; from harness.catalogue import loader; "
@@ -156,19 +155,6 @@ def command_figures(path: str, repeat: int) -> int:
         failures += code != 0
         print(f"whole catalogue on reference-inproc, `harness run`: {seconds:.2f} s")
     return failures
-
-
-@contextmanager
-def _cache_off() -> Iterator[None]:
-    before = os.environ.get(yamlcache.SWITCH_ENV)
-    os.environ[yamlcache.SWITCH_ENV] = "off"
-    try:
-        yield
-    finally:
-        if before is None:
-            del os.environ[yamlcache.SWITCH_ENV]
-        else:
-            os.environ[yamlcache.SWITCH_ENV] = before
 
 
 def _time_one(scenario: Scenario) -> float:

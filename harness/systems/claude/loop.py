@@ -440,8 +440,14 @@ class Loop:
             else:
                 self.event(name, arg)
 
-        taking = Taking(self.settings.schema_text, self.bench, shown, spent, self.judge)
-        taking.sends_empty_text = self.profile.sends_empty_text  # B-37
+        taking = Taking(
+            self.settings.schema_text,
+            self.bench,
+            shown,
+            spent,
+            self.judge,
+            sends_empty_text=self.profile.sends_empty_text,  # B-37
+        )
         taking.take(answer.blocks)
         self.event("answer_end")
         turn.rejected += taking.rejections

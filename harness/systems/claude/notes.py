@@ -84,10 +84,13 @@ class Conversation:
         place, wrapped = (found.place, found.wrapped) if found else (models.IN_SYSTEM, False)
         out: list[dict[str, Any]] = []
         due: list[str] = list(self.attached.get(-1, ()))
+
+        def said(texts: list[str]) -> str:
+            return "\n\n".join(words.reminder(t) if wrapped else t for t in texts)
+
         for i, message in enumerate(self.messages):
             if due and message["role"] != "user":
-                text = "\n\n".join(words.reminder(t) if wrapped else t for t in due)
-                due = []
+                text, due = said(due), []
                 if message["role"] == "system" and isinstance(message["content"], str):
                     out.append({**message, "content": f"{message['content']}\n\n{text}"})
                     continue
@@ -97,8 +100,7 @@ class Conversation:
             out.append(message if noted is None else noted)
             due += texts if noted is None else []
         if due:
-            text = "\n\n".join(words.reminder(t) if wrapped else t for t in due)
-            out.append({"role": "system", "content": text})
+            out.append({"role": "system", "content": said(due)})
         return out
 
     def called_structured_output(self) -> bool:

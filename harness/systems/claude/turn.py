@@ -40,8 +40,8 @@ class Settings:
 
     def long_context(self, model: str) -> bool:
         """Whether ``model`` runs as the 1M-context variant of the default (B-07)."""
-        chosen = self.model_chosen
-        return self.profile.long_context and not chosen and model == self.profile.default_model
+        profile = self.profile
+        return profile.long_context and not self.model_chosen and model == profile.default_model
 
 
 @dataclass
