@@ -181,3 +181,29 @@ def test_against_real_the_reference_agrees_on_a_sample(
     refused = next(r for r in clis if r["system"] == "claude" and "old" in str(r["schema"]))
     assert isinstance(refused["real"], dict)
     assert refused["real"]["accepted"] is False
+
+
+def test_the_differential_sees_what_the_user_supplied() -> None:
+    """Masks reach what the CLI generates, never a schema, a tool input or the answer."""
+    from harness.reports import differential  # noqa: PLC0415
+    from harness.seams.model_api.values import ModelApiOutcome, SeenRequest, stable  # noqa: PLC0415
+
+    uuid = "123e4567-e89b-12d3-a456-426614174000"
+    schema = {"type": "object", "properties": {"timestamp": {"const": uuid}}}
+    line = {"type": "result", "uuid": uuid, "structured_output": {"timestamp": uuid}}
+    assert stable(line) == {
+        "type": "result",
+        "uuid": "<volatile>",
+        "structured_output": {"timestamp": uuid},
+    }
+
+    def outcome(const: str) -> ModelApiOutcome:
+        shown = {"type": "object", "properties": {"timestamp": {"const": const}}}
+        seen = SeenRequest("m", shown, None, None, None)
+        return ModelApiOutcome("claude", 0, "", False, (), None, (seen,))
+
+    left = differential.project(outcome(uuid))
+    right = differential.project(outcome(uuid.replace("1", "2")))
+    assert left["requests"][0]["input_schema"] == schema
+    found = differential.differences(left, right)
+    assert [d.field for d in found] == ["requests.input_schema"], found

@@ -110,8 +110,8 @@ def _source_digest() -> str:
     digest = hashlib.sha256()
     paths = [root / part for part in _ANSWERED_BY]
     files = [p for p in paths if p.is_file()] + [
-        f for p in paths if p.is_dir() for f in p.rglob("*.py")
-    ]
+        f for p in paths if p.is_dir() for f in p.rglob("*") if f.suffix in (".py", ".mjs")
+    ]  # the Ajv worker (.mjs) answers for Claude Code too
     for path in sorted(files):
         digest.update(path.relative_to(root).as_posix().encode())
         digest.update(path.read_bytes())

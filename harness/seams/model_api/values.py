@@ -199,22 +199,34 @@ _RACY_IN_FAILURE = "stop_reason"
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
+#: Keys whose values are what the user or the model supplied (a schema, a tool call's
+#: input, the structured output), never what the CLI generates: nothing inside them is
+#: masked, so a schema's property named ``timestamp`` or a UUID-valued ``const`` is compared.
+SUPPLIED = frozenset({"input_schema", "text_format", "structured_output", "input"})
+
+
 def stable(value: Any) -> Any:
     """
     ``value`` with every `VOLATILE` key's value masked, recursively, and any
-    UUID-shaped string too (synthetic messages get a fresh one per run).
+    UUID-shaped string too (synthetic messages get a fresh one per run); what
+    the user or the model supplied (`SUPPLIED`) is left as it is.
     """
     if isinstance(value, dict):
         racy = value.get("type") == "result" and value.get("subtype") not in (None, "success")
-        return {
-            k: "<volatile>" if k in VOLATILE or (racy and k == _RACY_IN_FAILURE) else stable(v)
-            for k, v in value.items()
-        }
+        return {k: _stable_field(k, v, racy) for k, v in value.items()}
     if isinstance(value, list):
         return [stable(v) for v in value]
     if isinstance(value, str) and _UUID.fullmatch(value):
         return "<volatile>"
     return value
+
+
+def _stable_field(key: str, value: Any, racy: bool) -> Any:
+    if key in SUPPLIED:
+        return value
+    if key in VOLATILE or (racy and key == _RACY_IN_FAILURE):
+        return "<volatile>"
+    return stable(value)
 
 
 @dataclass(frozen=True)
