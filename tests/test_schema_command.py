@@ -207,3 +207,37 @@ def test_the_differential_sees_what_the_user_supplied() -> None:
     assert left["requests"][0]["input_schema"] == schema
     found = differential.differences(left, right)
     assert [d.field for d in found] == ["requests.input_schema"], found
+
+
+def test_a_schema_over_linux_s_argument_cap_cannot_start_claude_but_codex_takes_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    properties = {f"p{i}": {"type": "string", "description": "x" * 40} for i in range(3000)}
+    code, rows = _rows(
+        capsys, _write(tmp_path, "big", {"type": "object", "properties": properties})
+    )
+    assert code == 1
+    adaptor, claude, codex = rows
+    assert claude["accepted"] is False
+    assert "MAX_ARG_STRLEN" in claude["error"]
+    assert codex["accepted"] is True  # codex reads the schema from a file
+    assert adaptor["accepted"] is True
+
+
+def test_a_corpus_is_counted_per_system(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    for name, schema in (("plain", PLAIN), ("old", DRAFT_04), ("big", BIG_CONST)):
+        _write(folder, name, schema)
+    (folder / "broken.json").write_text("{not json")
+    report = tmp_path / "report"
+    code = cli.main(["schema", "--corpus", str(folder), "--cli", "claude", "--report", str(report)])
+    assert code == 0  # no reference-vs-binary disagreement without --against real
+    data = json.loads((report / "schemas.json").read_text())
+    claude = data["systems"]["claude 2.1.328"]
+    assert (claude["schemas"], claude["accepted"]) == (4, 2)
+    assert claude["refused"] == {"$schema: draft-04, which Ajv does not know": 1, "not JSON": 1}
+    assert claude["rewritten"] == 1  # the big const, rounded by JSON.parse
+    page = (report / "schemas.md").read_text()
+    assert "| claude 2.1.328 | 4 | 2 | 2 | 1 | 0 | 0 |" in page
+    assert capsys.readouterr().out == page

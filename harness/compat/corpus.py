@@ -194,7 +194,9 @@ _REASONS: tuple[tuple[str, str], ...] = (
     (r"can't resolve reference|resolves nowhere", "a reference that cannot be resolved"),
     (r"regular expression|regex|pattern", "a regular expression"),
     (r"invalid_output_schema", "the adaptor's intake"),
-    (r"argument list too long|E2BIG|too long", "too large for a command-line argument"),
+    (r"is not valid JSON", "not JSON"),
+    (r"NOT SUPPORTED: keyword", "a keyword of an older draft (id, ...)"),
+    (r"MAX_ARG_STRLEN|E2BIG", "too large for one command-line argument (Linux)"),
     (r"not answered", "not answered"),
 )
 

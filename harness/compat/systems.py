@@ -20,15 +20,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from harness import targets
 from harness.adaptor.intake import SchemaOption, SchemaRejected, intake
 from harness.catalogue import loader
 from harness.exceptions import HarnessError
 from harness.seams import RunOptions
 from harness.seams.case import execute
-from harness.seams.model_api.values import ModelApiOutcome, SeenRequest
+from harness.seams.model_api.values import ARG_MAX_STRLEN, ModelApiOutcome, SeenRequest
 from harness.systems.claude import strict
 from providers_fake.api import realcli
 
@@ -129,7 +127,8 @@ def _case(cli: str, text: str, timeout: float) -> dict[str, Json]:
 def _observe(cli: str, text: str, spec: str, options: RunOptions) -> ModelApiOutcome:
     with tempfile.TemporaryDirectory(prefix="harness-schema-") as scratch:
         path = Path(scratch) / f"schema-{cli}.yaml"
-        path.write_text(yaml.safe_dump(_case(cli, text, TIMEOUT), allow_unicode=True))
+        # JSON is YAML, and the compactest way to carry a large schema through the loader.
+        path.write_text(json.dumps(_case(cli, text, TIMEOUT), ensure_ascii=False))
         loaded = loader.load([path])
         if loaded.problems or len(loaded.scenarios) != 1:
             problems = "; ".join(map(str, loaded.problems))
@@ -152,6 +151,10 @@ def _refusal(outcome: ModelApiOutcome) -> str:
 
 def claude(text: str, release: str | None, kind: str) -> Answer:
     """Claude Code: its start-up checks, then the StructuredOutput tool of its first request."""
+    size = len(text.encode("utf-8"))
+    if size >= ARG_MAX_STRLEN:  # execve refuses the argument (E2BIG): no caller can start it
+        why = f"cannot start: --json-schema is {size} bytes, over Linux's {ARG_MAX_STRLEN}-byte cap"
+        return Answer(False, why + " on one argument (MAX_ARG_STRLEN)", None, None, "not sent")
     outcome = _observe("claude", text, _spec(kind, "claude", release), RunOptions())
     first = _first(outcome)
     if first is None:

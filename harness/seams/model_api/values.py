@@ -97,8 +97,9 @@ class ModelApiRequest:
                 "needs a refusal-fallback model armed by Claude Code's remote configuration; "
                 "offline the binary answers a refusal with system/model_refusal_no_fallback"
             )
-        # The cap counts the string's terminating NUL: 131,071 bytes of text start, 131,072 do not.
-        if len(self.schema.encode()) >= ARG_MAX_STRLEN:
+        # The cap counts the string's terminating NUL: 131,071 bytes of text start, 131,072 do
+        # not.  Only a CLI that takes the schema as an argument meets it (codex reads a file).
+        if self.cli in SCHEMA_AS_ARGUMENT and len(self.schema.encode()) >= ARG_MAX_STRLEN:
             return (
                 f"the schema argument is {len(self.schema.encode())} bytes and Linux caps one "
                 f"argv string, its NUL included, at {ARG_MAX_STRLEN} (MAX_ARG_STRLEN), so no "
@@ -109,6 +110,9 @@ class ModelApiRequest:
 
 #: Linux's limit on the length of a single command-line argument.
 ARG_MAX_STRLEN = 131_072
+#: The CLIs that take the schema as a command-line argument (claude's --json-schema);
+#: codex reads it from the file --output-schema names.
+SCHEMA_AS_ARGUMENT = frozenset({"claude"})
 
 
 def generated_schema(spec: dict[str, Any]) -> str:
