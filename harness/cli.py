@@ -414,6 +414,12 @@ def fuzz(args: argparse.Namespace) -> int:
     return main.main(args)
 
 
+def schema(args: argparse.Namespace) -> int:
+    from harness.compat import main  # noqa: PLC0415  (only this command needs it)
+
+    return main.main(args)
+
+
 def serve(args: argparse.Namespace) -> int:
     from harness.targets import serve  # noqa: PLC0415  (only the protocol server needs it)
 
@@ -632,6 +638,14 @@ def parser() -> argparse.ArgumentParser:
         "harness run --allow-exec; without it no generated case runs a command",
     )
     p.set_defaults(func=fuzz)
+
+    p = sub.add_parser(
+        "schema", help="will my schema work there: one schema across the adaptor and each CLI"
+    )
+    from harness.compat.main import options  # noqa: PLC0415
+
+    options(p)
+    p.set_defaults(func=schema)
 
     p = sub.add_parser(
         "serve", help="serve the reference adaptor over the JSON-lines target protocol"

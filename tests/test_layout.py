@@ -21,6 +21,7 @@ HARNESS = ROOT / "harness"
 #: Top to bottom; each layer may import the layers after it.
 LAYERS = (
     "harness",
+    "compat",
     "fuzz",
     "record",
     "reports",

@@ -97,8 +97,9 @@ class ModelApiRequest:
                 "needs a refusal-fallback model armed by Claude Code's remote configuration; "
                 "offline the binary answers a refusal with system/model_refusal_no_fallback"
             )
-        # The cap counts the string's terminating NUL: 131,071 bytes of text start, 131,072 do not.
-        if len(self.schema.encode()) >= ARG_MAX_STRLEN:
+        # The cap counts the string's terminating NUL: 131,071 bytes of text start, 131,072 do
+        # not.  Only a CLI that takes the schema as an argument meets it (codex reads a file).
+        if self.cli in SCHEMA_AS_ARGUMENT and len(self.schema.encode()) >= ARG_MAX_STRLEN:
             return (
                 f"the schema argument is {len(self.schema.encode())} bytes and Linux caps one "
                 f"argv string, its NUL included, at {ARG_MAX_STRLEN} (MAX_ARG_STRLEN), so no "
@@ -109,6 +110,9 @@ class ModelApiRequest:
 
 #: Linux's limit on the length of a single command-line argument.
 ARG_MAX_STRLEN = 131_072
+#: The CLIs that take the schema as a command-line argument (claude's --json-schema);
+#: codex reads it from the file --output-schema names.
+SCHEMA_AS_ARGUMENT = frozenset({"claude"})
 
 
 def generated_schema(spec: dict[str, Any]) -> str:
@@ -199,22 +203,34 @@ _RACY_IN_FAILURE = "stop_reason"
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
+#: Keys whose values are what the user or the model supplied (a schema, a tool call's
+#: input, the structured output), never what the CLI generates: nothing inside them is
+#: masked, so a schema's property named ``timestamp`` or a UUID-valued ``const`` is compared.
+SUPPLIED = frozenset({"input_schema", "text_format", "structured_output", "input"})
+
+
 def stable(value: Any) -> Any:
     """
     ``value`` with every `VOLATILE` key's value masked, recursively, and any
-    UUID-shaped string too (synthetic messages get a fresh one per run).
+    UUID-shaped string too (synthetic messages get a fresh one per run); what
+    the user or the model supplied (`SUPPLIED`) is left as it is.
     """
     if isinstance(value, dict):
         racy = value.get("type") == "result" and value.get("subtype") not in (None, "success")
-        return {
-            k: "<volatile>" if k in VOLATILE or (racy and k == _RACY_IN_FAILURE) else stable(v)
-            for k, v in value.items()
-        }
+        return {k: _stable_field(k, v, racy) for k, v in value.items()}
     if isinstance(value, list):
         return [stable(v) for v in value]
     if isinstance(value, str) and _UUID.fullmatch(value):
         return "<volatile>"
     return value
+
+
+def _stable_field(key: str, value: Any, racy: bool) -> Any:
+    if key in SUPPLIED:
+        return value
+    if key in VOLATILE or (racy and key == _RACY_IN_FAILURE):
+        return "<volatile>"
+    return stable(value)
 
 
 @dataclass(frozen=True)

@@ -150,7 +150,8 @@ function badEscape(pattern, kinds) {
   return undefined;
 }
 
-// A lone `{` reads as an unfinished quantifier; a lone `]` or `}` as an unmatched bracket.
+// A lone `{` reads as an unfinished quantifier; a lone `]` or `}` as an unmatched bracket;
+// a whole `{n}`, `{n,}` or `{n,m}` quantifier is neither.
 function loneBracket(pattern) {
   let inClass = false;
   for (let at = 0; at < pattern.length; at += 1) {
@@ -158,7 +159,12 @@ function loneBracket(pattern) {
     if (char === "\\") at += 1;
     else if (inClass) inClass = char !== "]";
     else if (char === "[") inClass = true;
-    else if (char === "{") return "incomplete {} quantifier for Unicode pattern";
+    else if (char === "{") {
+      // A whole quantifier ({2}, {2,}, {2,5}) is no bracket: the search goes on past it.
+      const whole = /^\{[0-9]+(,[0-9]*)?\}/.exec(pattern.slice(at));
+      if (whole === null) return "incomplete {} quantifier for Unicode pattern";
+      at += whole[0].length - 1;
+    }
     else if (char === "]" || char === "}") return "unmatched ] or } bracket for Unicode pattern";
   }
   return "unmatched ] or } bracket for Unicode pattern";
