@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +30,8 @@ from tests.realbin import real_binary
 
 ROOT = Path(__file__).resolve().parent.parent
 CAPTURES = Path(os.environ.get("HARNESS_CAPTURES", str(ROOT.parent / "shared" / "captures")))
+FULL_STACK = ROOT / "scenarios" / "model-api" / "full-stack"
+CHAINS = "claude-ok or claude-stream-retry or codex-ok"
 DIAGNOSIS = (ROOT / "scenarios" / "agent-cli" / "schemas" / "diagnosis.json").read_text()
 VALUE = {"cause": "missing dependency", "fixes": ["pip install x"]}
 
@@ -241,3 +245,39 @@ def test_real_claude_end_to_end(output_format: str) -> None:
     assert (outcome.status, outcome.error, outcome.mechanism) == ("ok", None, "native"), outcome
     assert outcome.value is not None
     assert outcome.value.value == VALUE
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize("target", ["reference", "real"])
+def test_the_full_stack_chain_reports_the_same_bytes_twice(target: str, tmp_path: Path) -> None:
+    """
+    The chain's report keeps the CLI's raw stdout (the adaptor's view), which
+    holds clocks, ids and usage the CLI makes up afresh: two runs, each in a
+    fresh process as `make run` does it, must still write the same bytes.
+    """
+    # The claude json and stream-json chains and the codex one: each line type that
+    # carries a clock, an id or usage (the whole file costs four times as much).
+    if target == "real":
+        real_binary("claude")
+        real_binary("codex")
+    env = {**os.environ, "SOURCE_DATE_EPOCH": "0"}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, (str(ROOT), env.get("PYTHONPATH"))))
+    folders = (tmp_path / "one", tmp_path / "two")
+    for folder in folders:
+        argv = [sys.executable, "-m", "harness", "run", str(FULL_STACK), "--target", target,
+                "-k", CHAINS, "--reports", str(folder)]  # fmt: skip
+        done = subprocess.run(  # noqa: S603 - this interpreter, fixed arguments
+            argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False
+        )
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    one, two = folders
+    names = sorted(p.name for p in one.iterdir())
+    assert names == sorted(p.name for p in two.iterdir())
+    assert "report.json" in names
+    for name in names:
+        assert (one / name).read_bytes() == (two / name).read_bytes(), name
+    # Not vacuous: the chain's raw stdout is in the report, its volatile values masked.
+    cases = json.loads((one / "report.json").read_text())["cases"]
+    stdouts = [c["outcome"]["adaptor"]["stdout"] for c in cases if (c["outcome"] or {}).get("adaptor")]
+    assert any('"duration_ms":"<volatile>"' in s for s in stdouts), stdouts[:1]
+    assert any('"thread_id":"<volatile>"' in s for s in stdouts), stdouts[:1]

@@ -217,6 +217,41 @@ def stable(value: Any) -> Any:
     return value
 
 
+def stable_stdout(text: str) -> str:
+    """
+    Printed JSON lines with the values `stable` masks masked, so that a raw
+    stdout kept in a report (the full-stack chain's adaptor view) is as
+    reproducible as the parsed lines beside it.  A line that is not JSON, or
+    holds nothing volatile, stays byte for byte as printed; a masked one is
+    written back compact, as both CLIs print their lines.
+    """
+    out: list[str] = []
+    for line in text.splitlines(keepends=True):
+        body = line.rstrip("\r\n")
+        try:
+            value = json.loads(body)
+        except ValueError:
+            out.append(line)
+            continue
+        masked = stable(value)
+        if masked == value:
+            out.append(line)
+            continue
+        printed = json.dumps(masked, ensure_ascii=False, separators=(",", ":"))
+        out.append(printed + line[len(body) :])
+    return "".join(out)
+
+
+def _stable_view(view: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The adaptor's view of a run with its volatile values masked, raw stdout included."""
+    if view is None:
+        return None
+    masked: dict[str, Any] = stable(view)
+    if isinstance(view.get("stdout"), str):
+        masked["stdout"] = stable_stdout(view["stdout"])
+    return masked
+
+
 @dataclass(frozen=True)
 class ModelApiOutcome:
     """What one run of a CLI against the fake showed."""
@@ -250,7 +285,7 @@ class ModelApiOutcome:
             "final": stable(self.final),
             "requests": stable([vars(r) for r in self.requests]),
             "files": dict(self.files),
-            "adaptor": stable(self.adaptor),
+            "adaptor": _stable_view(self.adaptor),
             "earlier": list(self.earlier),
         }
 
