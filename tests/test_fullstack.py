@@ -1,12 +1,14 @@
 """
 The full stack: real CLI output → reference adaptor pipeline → adaptor outcome.
 
-Each real capture is fed through `harness.adaptor.fullstack.adapt` and the outcome is
-checked against what CONTRACTS.md says an adaptor must conclude from that run
+Each real capture (tests/data/captures/) is fed through
+`harness.adaptor.fullstack.adapt` and the outcome is checked against what the
+contract clauses (docs/clauses.md) say an adaptor must conclude from that run
 (the clause is named beside each case).  The expectations were written from
-the clauses, not from what the pipeline returns.  The last test starts the
-pinned real ``claude`` against the loopback fake model API and reads its run
-the same way.
+the clauses, not from what the pipeline returns.  Then the pinned real
+``claude`` runs against the loopback fake model API and its run is read the
+same way, and the catalogue's full-stack chain is run twice to show that its
+reports come out byte for byte the same.
 """
 
 from __future__ import annotations
@@ -25,11 +27,11 @@ from harness.adaptor.fullstack import Asked, adapt
 from harness.catalogue.outcome import Outcome
 from providers_fake import api
 from providers_fake.api import realcli
+from tests import captures
 from tests.capture_compare import CAPTURE_SCHEMAS
 from tests.realbin import real_binary
 
 ROOT = Path(__file__).resolve().parent.parent
-CAPTURES = Path(os.environ.get("HARNESS_CAPTURES", str(ROOT.parent / "shared" / "captures")))
 FULL_STACK = ROOT / "scenarios" / "model-api" / "full-stack"
 CHAINS = "claude-ok or claude-stream-retry or codex-ok"
 DIAGNOSIS = (ROOT / "scenarios" / "agent-cli" / "schemas" / "diagnosis.json").read_text()
@@ -122,8 +124,8 @@ class Capture:
 
     @classmethod
     def load(cls, name: str) -> Capture:
-        meta = json.loads((CAPTURES / f"{name}.meta.json").read_text())
-        stdout = (CAPTURES / f"{name}.stdout").read_bytes()
+        meta = captures.meta(name)
+        stdout = captures.stdout(name)
         return cls(name, name.split("-", 1)[0], meta["exit_code"], stdout, meta["stderr"])
 
     def asked(self, **options: str) -> Asked:
@@ -134,16 +136,10 @@ class Capture:
         return adapt(self.cli, self.asked(**options), self.exit_code, self.stdout, self.stderr)
 
 
-def _names() -> list[str]:
-    names = sorted(p.name.removesuffix(".meta.json") for p in CAPTURES.glob("*.meta.json"))
-    return [n for n in names if n.startswith(("claude-", "codex-"))]
-
-
 def test_every_capture_has_an_expected_conclusion() -> None:
-    assert _names(), f"no captures in {CAPTURES}"
-    assert sorted(EXPECTED) == _names()
+    assert sorted(EXPECTED) == captures.names()
     # The stream-json set matches what the captures themselves show.
-    for name in _names():
+    for name in captures.names():
         streamed = Capture.load(name).stdout.startswith(b'{"type":"system"')
         assert streamed == (name in STREAM_JSON), name
 
@@ -266,7 +262,7 @@ def test_the_full_stack_chain_reports_the_same_bytes_twice(target: str, tmp_path
     for folder in folders:
         argv = [sys.executable, "-m", "harness", "run", str(FULL_STACK), "--target", target,
                 "-k", CHAINS, "--reports", str(folder)]  # fmt: skip
-        done = subprocess.run(  # noqa: S603 - this interpreter, fixed arguments
+        done = subprocess.run(
             argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False
         )
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
@@ -278,6 +274,7 @@ def test_the_full_stack_chain_reports_the_same_bytes_twice(target: str, tmp_path
         assert (one / name).read_bytes() == (two / name).read_bytes(), name
     # Not vacuous: the chain's raw stdout is in the report, its volatile values masked.
     cases = json.loads((one / "report.json").read_text())["cases"]
-    stdouts = [c["outcome"]["adaptor"]["stdout"] for c in cases if (c["outcome"] or {}).get("adaptor")]
+    views = [(c["outcome"] or {}).get("adaptor") for c in cases]
+    stdouts = [view["stdout"] for view in views if view]
     assert any('"duration_ms":"<volatile>"' in s for s in stdouts), stdouts[:1]
     assert any('"thread_id":"<volatile>"' in s for s in stdouts), stdouts[:1]
