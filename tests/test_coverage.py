@@ -21,7 +21,9 @@ from tests import captures
 
 ROOT = Path(__file__).resolve().parent.parent
 #: How a clause's source reads: a seed document, a research note, or captures by name.
-SOURCE = re.compile(r"seed (?P<seed>\d{3})|research (?P<note>[a-z-]+)|capture (?P<capture>[a-z0-9*-]+)")
+SOURCE = re.compile(
+    r"seed (?P<seed>\d{3})|research (?P<note>[a-z-]+)|capture (?P<capture>[a-z0-9*-]+)"
+)
 
 
 def test_every_foundation_clause_has_a_scenario(catalogue: loader.Loaded) -> None:
@@ -90,7 +92,8 @@ def test_each_source_is_named_the_one_way_and_each_capture_is_at_hand() -> None:
 def test_the_clause_page_is_the_registry() -> None:
     """docs/clauses.md lists every registered clause, as the registry renders it."""
     page = (ROOT / clauses.INVENTORY).read_text(encoding="utf-8")
-    assert page == clauses.inventory(), f"{clauses.INVENTORY} is stale: write it again (see its top)"
+    stale = f"{clauses.INVENTORY} is stale: write it again (the command is at its top)"
+    assert page == clauses.inventory(), stale
     listed = re.findall(r"^\| ([A-Z][A-Z0-9]*-\d{2}) \|", page, flags=re.MULTILINE)
     assert listed == list(registry())
 
