@@ -25,6 +25,7 @@ import pytest
 
 from harness.adaptor.fullstack import Asked, adapt
 from harness.catalogue.outcome import Outcome
+from harness.seams.model_api.values import stable_stdout
 from providers_fake import api
 from providers_fake.api import realcli
 from tests import captures
@@ -278,3 +279,17 @@ def test_the_full_stack_chain_reports_the_same_bytes_twice(target: str, tmp_path
     stdouts = [view["stdout"] for view in views if view]
     assert any('"duration_ms":"<volatile>"' in s for s in stdouts), stdouts[:1]
     assert any('"thread_id":"<volatile>"' in s for s in stdouts), stdouts[:1]
+
+
+def test_the_kept_stdout_is_masked_line_by_line() -> None:
+    """What `stable` masks in the parsed lines, and nothing else, is masked in the raw text."""
+    volatile = '{"type":"result","duration_ms":161,"uuid":"e7ace6e4-75dc-4d03-8e85-cca95104e346"}'
+    unicode = '{"a":"x\u2028y","session_id":"s"}'
+    text = f'{volatile}\r\nAPI Error: 529\n{{"type": "x", "n": 1}}\n{unicode}\n'
+    assert stable_stdout(text) == (
+        '{"type":"result","duration_ms":"<volatile>","uuid":"<volatile>"}\r\n'
+        "API Error: 529\n"
+        '{"type": "x", "n": 1}\n'  # nothing volatile: as printed, spaces and all
+        '{"a":"x\u2028y","session_id":"<volatile>"}\n'  # U+2028 inside a string ends no line
+    )
+    assert stable_stdout("") == ""

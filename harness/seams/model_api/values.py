@@ -225,21 +225,21 @@ def stable_stdout(text: str) -> str:
     holds nothing volatile, stays byte for byte as printed; a masked one is
     written back compact, as both CLIs print their lines.
     """
-    out: list[str] = []
-    for line in text.splitlines(keepends=True):
-        body = line.rstrip("\r\n")
-        try:
-            value = json.loads(body)
-        except ValueError:
-            out.append(line)
-            continue
-        masked = stable(value)
-        if masked == value:
-            out.append(line)
-            continue
-        printed = json.dumps(masked, ensure_ascii=False, separators=(",", ":"))
-        out.append(printed + line[len(body) :])
-    return "".join(out)
+    # Split on "\n" alone: a JSON string may hold U+2028 and the like, which
+    # str.splitlines would cut a line at.
+    return "\n".join(_stable_line(line) for line in text.split("\n"))
+
+
+def _stable_line(line: str) -> str:
+    body = line.rstrip("\r")
+    try:
+        value = json.loads(body)
+    except ValueError:
+        return line
+    masked = stable(value)
+    if masked == value:
+        return line
+    return json.dumps(masked, ensure_ascii=False, separators=(",", ":")) + line[len(body) :]
 
 
 def _stable_view(view: dict[str, Any] | None) -> dict[str, Any] | None:
