@@ -15,7 +15,9 @@ tests, the scripts and the Makefile (and, for the first, the docs):
 3. the Makefile and shell scripts never climb out with ``..`` (they run from
    the repository's root);
 4. in any other file, a relative literal (``./x``, ``../x``: a JSON ``$ref``, a
-   JavaScript ``new URL``) resolved against the file's folder stays inside.
+   JavaScript ``new URL``) resolved against the file's folder stays inside;
+5. a committed symbolic link leads to a place inside the repository (a link
+   to a machine's ``node_modules`` is easy to commit by accident).
 
 The checker is tested on snippets that break each rule, so a rule that
 cannot fail shows up here.
@@ -26,6 +28,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -290,6 +293,28 @@ def test_the_scan_reaches_every_kind_of_file() -> None:
     assert THIS in set(_files(CODE))
     data = [p for p in _files(CODE) if "node_modules" in p.parts or DATA[0] in p.parents]
     assert data == []
+
+
+def test_every_committed_link_leads_inside() -> None:
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout: no list of committed files to read the links from")
+    listed = subprocess.run(
+        ["git", "ls-files", "-s"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout
+    links = [line.split("\t", 1)[1] for line in listed.splitlines() if line.startswith("120000 ")]
+    outside = []
+    for link in links:
+        target = os.readlink(ROOT / link)
+        depth = Depth(len(PurePosixPath(link).parts) - 1, len(PurePosixPath(link).parts) - 1)
+        if os.path.isabs(target) or depth.down(target).low < 0:
+            outside.append(f"{link} -> {target}")
+    assert outside == []
+    assert "harness/catalogue/bundled" in links  # the one link the package has: the catalogue
 
 
 # -- the checker ----------------------------------------------------------------------------
