@@ -22,16 +22,8 @@ from harness.adaptor.negotiate import BUILTIN, negotiate
 from harness.adaptor.pipeline import build_option
 from harness.catalogue import loader
 from harness.catalogue.scenario import Request, Scenario, Seam
+from tests import captures
 from tests.capture_compare import compare_to_capture
-
-CAPTURES = Path(__file__).resolve().parents[2] / "shared" / "captures"
-
-
-def _captures() -> list[str]:
-    if not CAPTURES.is_dir():
-        pytest.fail(f"{CAPTURES} is missing: the fakes cannot be checked against the real CLIs")
-    names = sorted(p.name.removesuffix(".meta.json") for p in CAPTURES.glob("*.meta.json"))
-    return [n for n in names if n.startswith(("claude-", "codex-"))]
 
 
 @pytest.mark.parametrize("seam", [Seam.AGENT_CLI, Seam.MODEL_API])
@@ -39,8 +31,8 @@ def test_every_capture_has_a_scenario(catalogue: loader.Loaded, seam: Seam) -> N
     """On agent-cli the fake CLI replays it; on model-api the real CLI is run against it."""
     mine = [s.capture for s in catalogue.scenarios if s.capture and s.seam is seam]
     assert sorted(set(mine)) == sorted(mine), "one scenario per capture per seam"
-    assert set(_captures()) - set(mine) == set()
-    assert set(mine) - set(_captures()) == set()
+    assert set(captures.names()) - set(mine) == set()
+    assert set(mine) - set(captures.names()) == set()
 
 
 def _replay(scenario: Scenario, tmp_path: Path) -> providers_fake.Replay:
@@ -69,20 +61,13 @@ def _replay(scenario: Scenario, tmp_path: Path) -> providers_fake.Replay:
     return providers_fake.replay(request.driver, argv[1:], env)
 
 
-def _capture_cases() -> list[str]:
-    return _captures() if CAPTURES.is_dir() else ["<captures missing>"]
-
-
-@pytest.mark.parametrize("name", _capture_cases())
+@pytest.mark.parametrize("name", captures.names())
 def test_fake_matches_capture(name: str, catalogue: loader.Loaded, tmp_path: Path) -> None:
-    if name == "<captures missing>":
-        pytest.fail(f"{CAPTURES} is missing")
     [scenario] = [s for s in catalogue.scenarios if s.capture == name and s.seam is Seam.AGENT_CLI]
-    meta = json.loads((CAPTURES / f"{name}.meta.json").read_text())
+    meta = captures.meta(name)
     replay = _replay(scenario, tmp_path)
     stdout = b"".join(c[1] for c in replay.chunks if c[0] == "stdout")
     stderr = b"".join(c[1] for c in replay.chunks if c[0] == "stderr")
     assert replay.exit_code == meta["exit_code"]
     assert stderr.decode() == meta["stderr"]
-    expected = (CAPTURES / f"{name}.stdout").read_bytes()
-    assert compare_to_capture(stdout, expected) == []
+    assert compare_to_capture(stdout, captures.stdout(name)) == []

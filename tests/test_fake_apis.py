@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import socket
 import time
 from pathlib import Path
@@ -27,11 +26,11 @@ import respx
 
 from providers_fake import api
 from providers_fake.api import realcli
+from tests import captures
 from tests.capture_compare import CAPTURE_SCHEMAS, compare_to_capture
 from tests.realbin import real_binary
 
 ROOT = Path(__file__).resolve().parent.parent
-CAPTURES = Path(os.environ.get("HARNESS_CAPTURES", str(ROOT.parent / "shared" / "captures")))
 DIAGNOSIS = (ROOT / "scenarios" / "agent-cli" / "schemas" / "diagnosis.json").read_text()
 MESSAGES = "/v1/messages?beta=true"
 VALUE = {"cause": "missing dependency", "fixes": ["pip install x"]}
@@ -307,7 +306,7 @@ def test_reasoning_and_function_call_items(serve: Any) -> None:
 
 
 def test_responses_400_invalid_json_schema_as_captured(serve: Any) -> None:
-    meta = json.loads((CAPTURES / "codex-400-invalid-schema.meta.json").read_text())
+    meta = captures.meta("codex-400-invalid-schema")
     response = serve(meta["model_script"]).post("/v1/responses", **CODEX_BODY)
     assert response.status_code == 400
     assert response.content == json.dumps(meta["model_script"][0]["body"]).encode()
@@ -366,8 +365,8 @@ def test_bad_scripts_are_refused_up_front(document: Any, message: str) -> None:
 
 
 def test_every_capture_script_loads() -> None:
-    for meta in sorted(CAPTURES.glob("*.meta.json")):
-        assert api.Script.from_json(json.loads(meta.read_text())["model_script"]).steps
+    for name in captures.names():
+        assert api.Script.from_json(captures.meta(name)["model_script"]).steps, name
 
 
 def test_loopback_servers_bind_loopback_on_their_own_ports() -> None:
@@ -427,11 +426,6 @@ JITTER = ("retry_delay_ms",)
 RACY = ("usage", "modelUsage", "total_cost_usd", "model_usage_since_last_result", "stop_reason")
 
 
-def _capture_names() -> list[str]:
-    names = sorted(p.name.removesuffix(".meta.json") for p in CAPTURES.glob("*.meta.json"))
-    return [n for n in names if n.startswith(("claude-", "codex-"))] or ["<no captures>"]
-
-
 def _without_jitter(actual: bytes, capture: bytes) -> bytes:
     """`actual` with each jittered number replaced by the capture's, line by line."""
     lines = actual.splitlines(keepends=True)
@@ -465,12 +459,9 @@ def _figures_from(mine: object, theirs: object) -> object:
 
 
 @pytest.mark.subprocess
-@pytest.mark.parametrize("name", _capture_names())
+@pytest.mark.parametrize("name", captures.names())
 def test_real_cli_reproduces_capture(name: str) -> None:
-    if name == "<no captures>":
-        pytest.fail(f"no claude-/codex- captures in {CAPTURES}")
-    meta = json.loads((CAPTURES / f"{name}.meta.json").read_text())
-    capture = (CAPTURES / f"{name}.stdout").read_bytes()
+    meta, capture = captures.meta(name), captures.stdout(name)
     cli = name.split("-", 1)[0]
     binary = real_binary(cli)
     with api.LoopbackServer(meta["model_script"]) as server:

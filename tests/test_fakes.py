@@ -1,7 +1,7 @@
 """
 The fake CLIs against the real captures, and as real processes.
 
-Every Claude and Codex capture in the shared folder is rebuilt as a script
+Every Claude and Codex capture (tests/data/captures/) is rebuilt as a script
 (from what the capture's stdout and meta show) and replayed; the output must
 match the capture field for field and end with the same exit status.  A few
 launches then go through the installed console scripts to prove that
@@ -24,28 +24,16 @@ import pytest
 
 from providers_fake import CLIS, SCRIPT_ENV, event_names, replay
 from providers_fake.cli.jsonout import dumps_js
+from tests import captures
 from tests.capture_compare import compare_to_capture
 
-CAPTURES = Path(os.environ.get("HARNESS_CAPTURES", "/work/shared/captures"))
 ENFORCE_PREFIX = "[structured-output-enforce]"
 DEFAULT_WARNING = "Model metadata for `{model}` not found."
 EXHAUSTED_SEPARATOR = " — last StructuredOutput error: "
 
 
-def _captures(prefix: str) -> list[str]:
-    if not CAPTURES.is_dir():
-        raise RuntimeError(f"the reference captures are missing: {CAPTURES} is not a directory")
-    names = sorted(
-        p.name.removesuffix(".meta.json") for p in CAPTURES.glob(f"{prefix}-*.meta.json")
-    )
-    if not names:
-        raise RuntimeError(f"no {prefix} captures in {CAPTURES}")
-    return names
-
-
 def _load(name: str) -> tuple[dict[str, Any], bytes]:
-    meta = json.loads((CAPTURES / f"{name}.meta.json").read_text())
-    return meta, (CAPTURES / f"{name}.stdout").read_bytes()
+    return captures.meta(name), captures.stdout(name)
 
 
 def _event(name: str, arg: Any = None) -> dict[str, Any]:
@@ -173,7 +161,7 @@ def _bad_schema_from(stderr: str) -> str:
     return json.dumps(schema)
 
 
-@pytest.mark.parametrize("name", _captures("claude"))
+@pytest.mark.parametrize("name", captures.names("claude-"))
 def test_claude_capture(name: str, tmp_path: Path) -> None:
     meta, stdout = _load(name)
     lines = [json.loads(line) for line in stdout.splitlines()]
@@ -239,7 +227,7 @@ def _codex_steps(lines: list[dict[str, Any]], model: str) -> list[Any]:
     return steps
 
 
-@pytest.mark.parametrize("name", _captures("codex"))
+@pytest.mark.parametrize("name", captures.names("codex-"))
 def test_codex_capture(name: str, tmp_path: Path) -> None:
     meta, stdout = _load(name)
     lines = [json.loads(line) for line in stdout.splitlines()]
@@ -258,7 +246,7 @@ def test_codex_capture(name: str, tmp_path: Path) -> None:
 
 
 def test_every_capture_family_is_covered() -> None:
-    families = {p.name.split("-")[0] for p in CAPTURES.glob("*.meta.json")}
+    families = {name.split("-")[0] for name in captures.names()}
     assert families <= {"claude", "codex"}, families
     assert all(event_names(cli) for cli in CLIS)
 

@@ -1,18 +1,22 @@
 """
 The full stack: real CLI output → reference adaptor pipeline → adaptor outcome.
 
-Each real capture is fed through `harness.adaptor.fullstack.adapt` and the outcome is
-checked against what CONTRACTS.md says an adaptor must conclude from that run
+Each real capture (tests/data/captures/) is fed through
+`harness.adaptor.fullstack.adapt` and the outcome is checked against what the
+contract clauses (docs/clauses.md) say an adaptor must conclude from that run
 (the clause is named beside each case).  The expectations were written from
-the clauses, not from what the pipeline returns.  The last test starts the
-pinned real ``claude`` against the loopback fake model API and reads its run
-the same way.
+the clauses, not from what the pipeline returns.  Then the pinned real
+``claude`` runs against the loopback fake model API and its run is read the
+same way, and the catalogue's full-stack chain is run twice to show that its
+reports come out byte for byte the same.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,13 +25,16 @@ import pytest
 
 from harness.adaptor.fullstack import Asked, adapt
 from harness.catalogue.outcome import Outcome
+from harness.seams.model_api.values import stable_stdout
 from providers_fake import api
 from providers_fake.api import realcli
+from tests import captures
 from tests.capture_compare import CAPTURE_SCHEMAS
 from tests.realbin import real_binary
 
 ROOT = Path(__file__).resolve().parent.parent
-CAPTURES = Path(os.environ.get("HARNESS_CAPTURES", str(ROOT.parent / "shared" / "captures")))
+FULL_STACK = ROOT / "scenarios" / "model-api" / "full-stack"
+CHAINS = "claude-ok or claude-stream-retry or codex-ok"
 DIAGNOSIS = (ROOT / "scenarios" / "agent-cli" / "schemas" / "diagnosis.json").read_text()
 VALUE = {"cause": "missing dependency", "fixes": ["pip install x"]}
 
@@ -118,8 +125,8 @@ class Capture:
 
     @classmethod
     def load(cls, name: str) -> Capture:
-        meta = json.loads((CAPTURES / f"{name}.meta.json").read_text())
-        stdout = (CAPTURES / f"{name}.stdout").read_bytes()
+        meta = captures.meta(name)
+        stdout = captures.stdout(name)
         return cls(name, name.split("-", 1)[0], meta["exit_code"], stdout, meta["stderr"])
 
     def asked(self, **options: str) -> Asked:
@@ -130,16 +137,10 @@ class Capture:
         return adapt(self.cli, self.asked(**options), self.exit_code, self.stdout, self.stderr)
 
 
-def _names() -> list[str]:
-    names = sorted(p.name.removesuffix(".meta.json") for p in CAPTURES.glob("*.meta.json"))
-    return [n for n in names if n.startswith(("claude-", "codex-"))]
-
-
 def test_every_capture_has_an_expected_conclusion() -> None:
-    assert _names(), f"no captures in {CAPTURES}"
-    assert sorted(EXPECTED) == _names()
+    assert sorted(EXPECTED) == captures.names()
     # The stream-json set matches what the captures themselves show.
-    for name in _names():
+    for name in captures.names():
         streamed = Capture.load(name).stdout.startswith(b'{"type":"system"')
         assert streamed == (name in STREAM_JSON), name
 
@@ -241,3 +242,54 @@ def test_real_claude_end_to_end(output_format: str) -> None:
     assert (outcome.status, outcome.error, outcome.mechanism) == ("ok", None, "native"), outcome
     assert outcome.value is not None
     assert outcome.value.value == VALUE
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize("target", ["reference", "real"])
+def test_the_full_stack_chain_reports_the_same_bytes_twice(target: str, tmp_path: Path) -> None:
+    """
+    The chain's report keeps the CLI's raw stdout (the adaptor's view), which
+    holds clocks, ids and usage the CLI makes up afresh: two runs, each in a
+    fresh process as `make run` does it, must still write the same bytes.
+    """
+    # The claude json and stream-json chains and the codex one: each line type that
+    # carries a clock, an id or usage (the whole file costs four times as much).
+    if target == "real":
+        real_binary("claude")
+        real_binary("codex")
+    env = {**os.environ, "SOURCE_DATE_EPOCH": "0"}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, (str(ROOT), env.get("PYTHONPATH"))))
+    folders = (tmp_path / "one", tmp_path / "two")
+    for folder in folders:
+        argv = [sys.executable, "-m", "harness", "run", str(FULL_STACK), "--target", target,
+                "-k", CHAINS, "--reports", str(folder)]  # fmt: skip
+        done = subprocess.run(
+            argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False
+        )
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    one, two = folders
+    names = sorted(p.name for p in one.iterdir())
+    assert names == sorted(p.name for p in two.iterdir())
+    assert "report.json" in names
+    for name in names:
+        assert (one / name).read_bytes() == (two / name).read_bytes(), name
+    # Not vacuous: the chain's raw stdout is in the report, its volatile values masked.
+    cases = json.loads((one / "report.json").read_text())["cases"]
+    views = [(c["outcome"] or {}).get("adaptor") for c in cases]
+    stdouts = [view["stdout"] for view in views if view]
+    assert any('"duration_ms":"<volatile>"' in s for s in stdouts), stdouts[:1]
+    assert any('"thread_id":"<volatile>"' in s for s in stdouts), stdouts[:1]
+
+
+def test_the_kept_stdout_is_masked_line_by_line() -> None:
+    """What `stable` masks in the parsed lines, and nothing else, is masked in the raw text."""
+    volatile = '{"type":"result","duration_ms":161,"uuid":"e7ace6e4-75dc-4d03-8e85-cca95104e346"}'
+    unicode = '{"a":"x\u2028y","session_id":"s"}'
+    text = f'{volatile}\r\nAPI Error: 529\n{{"type": "x", "n": 1}}\n{unicode}\n'
+    assert stable_stdout(text) == (
+        '{"type":"result","duration_ms":"<volatile>","uuid":"<volatile>"}\r\n'
+        "API Error: 529\n"
+        '{"type": "x", "n": 1}\n'  # nothing volatile: as printed, spaces and all
+        '{"a":"x\u2028y","session_id":"<volatile>"}\n'  # U+2028 inside a string ends no line
+    )
+    assert stable_stdout("") == ""

@@ -1,18 +1,18 @@
 """
 ``harness import``: every real capture becomes a scenario that prints it again.
 
-For each saved stdout in the shared captures the imported scenario must (1)
-lint, (2) make the fake CLI print the capture again, field for field and
-byte for byte once the volatile values are taken from the capture, with the
-capture's exit status, and (3) give, on the reference pipeline, an outcome
-that meets the expectation of the capture's own scenario in the catalogue.
+For each saved stdout among the real CLIs' captures (tests/data/captures/)
+the imported scenario must (1) lint, (2) make the fake CLI print the capture
+again, field for field and byte for byte once the volatile values are taken
+from the capture, with the capture's exit status, and (3) give, on the
+reference pipeline, an outcome that meets the expectation of the capture's
+own scenario in the catalogue.
 Then the parts on their own: framings, verbatim fallbacks, bad input.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -32,21 +32,15 @@ from harness.record import importer
 from harness.record.matcher import VOLATILE, graft
 from harness.record.transcript import frame
 from providers_fake.cli.jsonout import dumps_js
+from tests import captures
 from tests.capture_compare import CAPTURE_SCHEMAS, compare_to_capture
 
 ROOT = Path(__file__).resolve().parent.parent
-CAPTURES = Path(os.environ.get("HARNESS_CAPTURES") or ROOT.parent / "shared" / "captures")
 DIAGNOSIS = ROOT / "scenarios" / "agent-cli" / "schemas" / "diagnosis.json"
 
 
-def _names() -> list[str]:
-    if not CAPTURES.is_dir():
-        return ["<captures missing>"]
-    return sorted(p.name.removesuffix(".stdout") for p in CAPTURES.glob("*.stdout"))
-
-
 def _import(name: str, tmp_path: Path) -> tuple[importer.Imported, Scenario]:
-    meta = json.loads((CAPTURES / f"{name}.meta.json").read_text())
+    meta = captures.meta(name)
     schema = DIAGNOSIS
     if name in CAPTURE_SCHEMAS:
         schema = tmp_path / "schema.json"
@@ -54,7 +48,7 @@ def _import(name: str, tmp_path: Path) -> tuple[importer.Imported, Scenario]:
     out = tmp_path / f"{name}.yaml"
     options = importer.Options(
         driver=name.split("-", 1)[0],
-        transcript=CAPTURES / f"{name}.stdout",
+        transcript=captures.CAPTURES / f"{name}.stdout",
         schema=schema,
         exit_code=meta["exit_code"],
         out=out,
@@ -92,15 +86,12 @@ def _replay(scenario: Scenario, tmp_path: Path) -> providers_fake.Replay | None:
     return launcher.replay
 
 
-@pytest.mark.parametrize("name", _names())
+@pytest.mark.parametrize("name", captures.names())
 def test_an_imported_capture_replays_it_and_agrees_with_its_scenario(
     name: str, tmp_path: Path, catalogue: loader.Loaded
 ) -> None:
-    if name == "<captures missing>":
-        pytest.fail(f"{CAPTURES} is missing: set HARNESS_CAPTURES or check out shared/ beside")
     done, scenario = _import(name, tmp_path)
-    meta = json.loads((CAPTURES / f"{name}.meta.json").read_text())
-    expected = (CAPTURES / f"{name}.stdout").read_bytes()
+    meta, expected = captures.meta(name), captures.stdout(name)
     replay = _replay(scenario, tmp_path)
     if replay is None:  # the pipeline refuses the schema before any launch
         assert expected == b""

@@ -28,10 +28,10 @@ from harness.systems.claude.run import run_claude
 from harness.systems.codex import run_codex
 from providers_fake.api import ScriptedModelAPI, install_respx
 from providers_fake.api.inprocess import OPENAI_BASE_URL
+from tests import captures
 from tests.capture_compare import compare_to_capture
 
 ROOT = Path(__file__).resolve().parents[1]
-CAPTURES = ROOT.parent / "shared" / "captures"
 SCENARIOS = ROOT / "scenarios" / "model-api"
 
 
@@ -67,15 +67,12 @@ def _run(scenario: Scenario) -> tuple[Any, ScriptedModelAPI]:
 
 
 def test_every_claude_capture_has_a_scenario() -> None:
-    names = {p.name.removesuffix(".meta.json") for p in CAPTURES.glob("claude-*.meta.json")}
-    assert names
-    assert names == set(CLAUDE)
+    assert set(captures.names("claude-")) == set(CLAUDE)
 
 
 @pytest.mark.parametrize("name", sorted(CLAUDE))
 def test_reference_claude_matches_capture(name: str) -> None:
-    meta = json.loads((CAPTURES / f"{name}.meta.json").read_text())
-    captured = (CAPTURES / f"{name}.stdout").read_bytes()
+    meta, captured = captures.meta(name), captures.stdout(name)
     run, fake = _run(CLAUDE[name])
     assert compare_to_capture(_same_jitter(run.stdout, captured), captured) == []
     assert (run.exit_code, run.stderr) == (meta["exit_code"], meta["stderr"])
@@ -249,15 +246,12 @@ def _same_body_spacing(stdout: bytes) -> bytes:
 
 
 def test_every_codex_capture_has_a_scenario() -> None:
-    names = {p.name.removesuffix(".meta.json") for p in CAPTURES.glob("codex-*.meta.json")}
-    assert names
-    assert names == set(CODEX)
+    assert set(captures.names("codex-")) == set(CODEX)
 
 
 @pytest.mark.parametrize("name", sorted(CODEX))
 def test_reference_codex_matches_capture(name: str) -> None:
-    meta = json.loads((CAPTURES / f"{name}.meta.json").read_text())
-    captured = (CAPTURES / f"{name}.stdout").read_bytes()
+    meta, captured = captures.meta(name), captures.stdout(name)
     run, fake = _run_codex(CODEX[name])
     assert compare_to_capture(_same_body_spacing(run.stdout), captured) == []
     assert (run.exit_code, run.stderr) == (meta["exit_code"], meta["stderr"])

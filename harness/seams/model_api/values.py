@@ -233,6 +233,41 @@ def _stable_field(key: str, value: Any, racy: bool) -> Any:
     return stable(value)
 
 
+def stable_stdout(text: str) -> str:
+    """
+    Printed JSON lines with the values `stable` masks masked, so that a raw
+    stdout kept in a report (the full-stack chain's adaptor view) is as
+    reproducible as the parsed lines beside it.  A line that is not JSON, or
+    holds nothing volatile, stays byte for byte as printed; a masked one is
+    written back compact, as both CLIs print their lines.
+    """
+    # Split on "\n" alone: a JSON string may hold U+2028 and the like, which
+    # str.splitlines would cut a line at.
+    return "\n".join(_stable_line(line) for line in text.split("\n"))
+
+
+def _stable_line(line: str) -> str:
+    body = line.rstrip("\r")
+    try:
+        value = json.loads(body)
+    except ValueError:
+        return line
+    masked = stable(value)
+    if masked == value:
+        return line
+    return json.dumps(masked, ensure_ascii=False, separators=(",", ":")) + line[len(body) :]
+
+
+def _stable_view(view: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The adaptor's view of a run with its volatile values masked, raw stdout included."""
+    if view is None:
+        return None
+    masked: dict[str, Any] = stable(view)
+    if isinstance(view.get("stdout"), str):
+        masked["stdout"] = stable_stdout(view["stdout"])
+    return masked
+
+
 @dataclass(frozen=True)
 class ModelApiOutcome:
     """What one run of a CLI against the fake showed."""
@@ -266,7 +301,7 @@ class ModelApiOutcome:
             "final": stable(self.final),
             "requests": stable([vars(r) for r in self.requests]),
             "files": dict(self.files),
-            "adaptor": stable(self.adaptor),
+            "adaptor": _stable_view(self.adaptor),
             "earlier": list(self.earlier),
         }
 
