@@ -22,7 +22,7 @@ one entry per *wire* (the shape of a transcript), not per CLI.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 
 @dataclass(frozen=True)
@@ -173,3 +173,27 @@ def get(name: str) -> AgentCli:
         if cli.name == name:
             return cli
     raise KeyError(f"unknown agent CLI {name!r}; known: {', '.join(DRIVERS)}")
+
+
+#: The keyword by which a packaged JSON Schema (the scenario schema, the target
+#: protocol's) asks for an enum of CLI names: ``{"x-agent-clis": "drivers"}`` or
+#: ``{"x-agent-clis": "real"}``.  A validator outside the harness ignores it (an
+#: unknown keyword), so the file stays a valid schema, only looser.
+ENUM_KEYWORD = "x-agent-clis"
+_ENUMS = {"drivers": DRIVERS, "real": REAL}
+
+
+def fill_enums(schema: Any) -> Any:
+    """
+    ``schema`` (a loaded JSON Schema) with every `ENUM_KEYWORD` replaced by the
+    registry's enum, so a CLI added to `AGENT_CLIS` is a valid name at once and
+    no schema file types the names.  Pure: ``schema`` itself is left as it was.
+    """
+    if isinstance(schema, list):
+        return [fill_enums(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    filled = {key: fill_enums(value) for key, value in schema.items() if key != ENUM_KEYWORD}
+    if ENUM_KEYWORD in schema:
+        filled["enum"] = list(_ENUMS[schema[ENUM_KEYWORD]])
+    return filled
