@@ -71,6 +71,8 @@ class AgentCli:
     wire: Wire
     #: The batch run a skeleton makes, between the executable and the prompt.
     batch_args: tuple[str, ...]
+    #: Flags its driver passes on every run (CodeBuddy's ``-y``: no permission prompts).
+    flags: tuple[str, ...] = ()
     #: ``harness import``: the clause an outcome (its cause, else its error) most likely
     #: documents, and the one for any other outcome (default: `clause`).
     import_clauses: tuple[tuple[str, str], ...] = ()
@@ -154,6 +156,7 @@ AGENT_CLIS: tuple[AgentCli, ...] = (
         clause="CBY-01",
         wire="claude",
         batch_args=("-p", "--output-format", "json", "-y"),
+        flags=("-y",),
         # CodeBuddy names messages, snapshots and requests by clock and random hex.
         volatile=frozenset({"__timestamp", "_requestId", "id", "messageId"}),
         json_array=True,
@@ -180,7 +183,6 @@ def get(name: str) -> AgentCli:
 #: ``{"x-agent-clis": "real"}``.  A validator outside the harness ignores it (an
 #: unknown keyword), so the file stays a valid schema, only looser.
 ENUM_KEYWORD = "x-agent-clis"
-_ENUMS = {"drivers": DRIVERS, "real": REAL}
 
 
 def fill_enums(schema: Any) -> Any:
@@ -195,5 +197,5 @@ def fill_enums(schema: Any) -> Any:
         return schema
     filled = {key: fill_enums(value) for key, value in schema.items() if key != ENUM_KEYWORD}
     if ENUM_KEYWORD in schema:
-        filled["enum"] = list(_ENUMS[schema[ENUM_KEYWORD]])
+        filled["enum"] = list({"drivers": DRIVERS, "real": REAL}[schema[ENUM_KEYWORD]])
     return filled
