@@ -64,7 +64,7 @@ class AgentCli:
     #: What the built-in driver declares it can do for structured output (NEG-06).
     descriptor: Descriptor
     #: The clause a case about this CLI cites when nothing more precise applies: the
-    #: fuzzer's, and ``harness import``'s for an ``ok`` outcome.
+    #: fuzzer's, and ``harness import``'s unless `import_fallback` names another.
     clause: str
     #: How its transcript is shaped (the fuzzer's generator, the importer's proposer,
     #: the skeletons' reader are chosen by it).
@@ -133,7 +133,6 @@ AGENT_CLIS: tuple[AgentCli, ...] = (
         wire="claude",
         batch_args=("-p", "--output-format", "json"),
         import_clauses=(
-            ("ok", "CLA-01"),
             ("max_structured_output_retries", "CLA-03"),
             ("api_error", "CLA-04"),
             ("policy_violation", "CLA-02"),
