@@ -25,9 +25,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.catalogue.agents import REAL
 from harness.catalogue.scenario import Seam
-from harness.catalogue.versions import check_version
+from harness.catalogue.versions import CLIS, check_version
 from harness.exceptions import BadTargetSpec, InstallFailed
 from providers_fake.api import realcli
 
@@ -51,9 +50,9 @@ def versions_argument(spec: str, argument: str) -> tuple[tuple[str, str], ...]:
     named: dict[str, str] = {}
     for part in argument.split(","):
         cli, equals, version = part.strip().partition("=")
-        if cli not in REAL or not equals:
+        if cli not in CLIS or not equals:
             raise BadTargetSpec(
-                spec, f"{part.strip()!r}: give CLI=VERSION, CLI one of {', '.join(REAL)}"
+                spec, f"{part.strip()!r}: give CLI=VERSION, CLI one of {', '.join(CLIS)}"
             )
         if cli in named:
             raise BadTargetSpec(spec, f"{cli} is given twice")
