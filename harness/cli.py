@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from harness import exitcodes, signals
+from harness.catalogue import agents
 from harness.exceptions import HarnessError, InvalidScenarios
 from harness.signals import terminate_gracefully
 
@@ -536,7 +537,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "paths", nargs="*", help="scenario files or folders (default scenarios/model-api)"
     )
-    p.add_argument("--cli", required=True, choices=("claude", "codex"))
+    p.add_argument("--cli", required=True, choices=agents.REAL)
     p.add_argument("--from", dest="start", required=True, metavar="VERSION", help="oldest version")
     p.add_argument(
         "--to", action="append", required=True, metavar="VERSION",
@@ -575,7 +576,7 @@ def parser() -> argparse.ArgumentParser:
         help="run a real CLI through a recording proxy and write a model-api scenario",
         epilog="The CLI's own arguments follow a bare --, as you would type them.",
     )
-    p.add_argument("--cli", required=True, choices=("claude", "codex"))
+    p.add_argument("--cli", required=True, choices=agents.REAL)
     p.add_argument("--upstream", default=None, help="model API base URL (default: the public one)")
     p.add_argument("--out", default=None, help="scenario file to write (default: stdout)")
     p.add_argument(
@@ -596,7 +597,7 @@ def parser() -> argparse.ArgumentParser:
         "import", help="turn a CLI's saved stdout into an agent-cli scenario that replays it"
     )
     p.add_argument("file", help="the saved stdout (JSON lines or one JSON document)")
-    p.add_argument("--driver", required=True, choices=("codex", "claude", "cursor", "codebuddy"))
+    p.add_argument("--driver", required=True, choices=agents.DRIVERS)
     p.add_argument("--schema", default=None, help="the schema file the run was given")
     p.add_argument("--exit", type=int, default=None, help="the run's exit status")
     p.add_argument("--out", default=None, help="scenario file to write (default: stdout)")
@@ -609,7 +610,7 @@ def parser() -> argparse.ArgumentParser:
         "fuzz", help="generate cases, compare two targets on each, write the disagreements"
     )
     p.add_argument("--seam", required=True, choices=("model-api", "agent-cli"))
-    p.add_argument("--cli", choices=("claude", "codex"), help="model-api: the CLI to fuzz")
+    p.add_argument("--cli", choices=agents.REAL, help="model-api: the CLI to fuzz")
     p.add_argument("--target", default=None, help="the target judged (model-api: reference)")
     p.add_argument(
         "--against", default=None, help="the truth (model-api: real; agent-cli: reference)"
@@ -628,7 +629,7 @@ def parser() -> argparse.ArgumentParser:
         "--driver",
         action="append",
         default=[],
-        choices=("codex", "claude", "cursor", "codebuddy"),
+        choices=agents.DRIVERS,
         help="agent-cli: only these drivers (repeatable)",
     )
     p.add_argument(

@@ -13,19 +13,41 @@ start-up time is part of what the harness measures.
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 from providers_fake.cli.types import Chunk, Replay
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-__all__ = ["CLIS", "RECORD_ENV", "SCRIPT_ENV", "Chunk", "Replay", "event_names", "replay"]
+__all__ = [
+    "CLIS",
+    "MODULES",
+    "RECORD_ENV",
+    "SCRIPT_ENV",
+    "Chunk",
+    "Replay",
+    "event_names",
+    "replay",
+]
 
 SCRIPT_ENV = "HARNESS_FAKE_SCRIPT"
 RECORD_ENV = "HARNESS_FAKE_RECORD"
-# The names in `providers_fake.cli.replay`'s registry, spelled out so that listing
-# them imports nothing.
-CLIS: frozenset[str] = frozenset({"codex", "claude", "cursor", "codebuddy"})
+#: The fakes' registry of CLIs: each one's module, which exposes its `Cli` spec as
+#: ``CLI``.  Names, not imports, so that listing them imports nothing and a launch
+#: imports its own CLI's module alone.  The fakes never import the harness, so this
+#: is the one table kept beside ``harness.catalogue.agents``: a test holds the two
+#: equal (and the console scripts in pyproject.toml, ``fake-COMMAND`` each).
+MODULES: Mapping[str, str] = MappingProxyType(
+    {
+        "codex": "providers_fake.cli.codex",
+        "claude": "providers_fake.cli.claude.render",
+        "cursor": "providers_fake.cli.cursor",
+        "codebuddy": "providers_fake.cli.codebuddy",
+    }
+)
+CLIS: frozenset[str] = frozenset(MODULES)
 
 
 def event_names(cli: str) -> frozenset[str]:

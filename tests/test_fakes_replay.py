@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from providers_fake import CLIS, RECORD_ENV, SCRIPT_ENV, replay
+from providers_fake import CLIS, MODULES, RECORD_ENV, SCRIPT_ENV, replay
 from providers_fake.cli import base, script
 from providers_fake.cli import replay as replay_module
 from tests.capture_compare import compare_to_capture
@@ -195,11 +195,11 @@ def test_cursor_joins_fragments(tmp_path: Path) -> None:
 
 
 def test_every_cli_is_registered_with_its_own_module() -> None:
-    assert set(replay_module._MODULES) == CLIS
+    assert set(MODULES) == CLIS
     for cli in CLIS:
         spec = replay_module.cli_spec(cli)
         assert spec.name == cli
-        assert type(spec).__module__ == spec.renderer.__module__ == replay_module._MODULES[cli]
+        assert type(spec).__module__ == spec.renderer.__module__ == MODULES[cli]
 
 
 @pytest.mark.parametrize("cli", sorted(CLIS))
@@ -229,10 +229,10 @@ def test_a_launch_imports_only_its_own_cli(tmp_path: Path, cli: str) -> None:
     )
     status, modules = json.loads(result.stdout)
     assert status == 0
-    expected = {replay_module._MODULES[cli]}
+    expected = {MODULES[cli]}
     if cli == "codebuddy":
-        expected.add(replay_module._MODULES["claude"])  # CodeBuddy's module extends Claude's
-    assert set(modules) & set(replay_module._MODULES.values()) == expected
+        expected.add(MODULES["claude"])  # CodeBuddy's module extends Claude's
+    assert set(modules) & set(MODULES.values()) == expected
 
 
 def test_a_refusal_prints_held_results_between_its_line_and_its_message(tmp_path: Path) -> None:

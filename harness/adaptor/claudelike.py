@@ -26,6 +26,7 @@ from harness.adaptor.drivers import Malformed, Parsed, json_lines, process_failu
 from harness.adaptor.intake import Schema
 from harness.adaptor.launch import Finished
 from harness.adaptor.negotiate import Plan
+from harness.catalogue.agents import AGENT_CLIS, AgentCli
 from harness.catalogue.jsonvalue import JSONError, dumps, parse_exact
 from harness.catalogue.scenario import Json
 
@@ -40,7 +41,7 @@ class _ResultDriver:
     name: ClassVar[str]
     rich: ClassVar[bool] = True
     native_schema: ClassVar[bool] = True
-    #: Only CodeBuddy renders its json transport as one array of records.
+    #: Whether its json transport may print one array of records (`AgentCli.json_array`).
     array_document: ClassVar[bool] = False
     #: Cursor prints plain transcript lines between its records.
     allow_prose: ClassVar[bool] = False
@@ -171,20 +172,27 @@ def _check_protocol(records: list[dict[str, Any]]) -> None:
             session = current
 
 
-@register
-class Claude(_ResultDriver):
-    """Claude Code: ``--json-schema`` in, ``structured_output`` out."""
+def _driver_of(cli: AgentCli) -> type[_ResultDriver]:
+    """
+    The driver of a CLI on Claude Code's wire, configured by its record: Claude Code
+    (``--json-schema`` in, ``structured_output`` out), CodeBuddy (the same, plus
+    ``-y``; its json transport may print one array of records), and any CLI added
+    to the registry with this wire, which so needs no driver of its own.
+    """
+    attributes = {
+        "__doc__": f"{cli.name}: Claude Code's wire, as its record says.",
+        "__module__": __name__,
+        "name": cli.name,
+        "native_schema": cli.descriptor.native,
+        "array_document": cli.json_array,
+        "extra_flags": cli.flags,
+    }
+    return type(f"{cli.name.title()}Driver", (_ResultDriver,), attributes)
 
-    name: ClassVar[str] = "claude"
 
-
-@register
-class CodeBuddy(_ResultDriver):
-    """CodeBuddy: Claude's shape; its json transport may print one array of records."""
-
-    name: ClassVar[str] = "codebuddy"
-    array_document: ClassVar[bool] = True
-    extra_flags: ClassVar[tuple[str, ...]] = ("-y",)
+for _cli in AGENT_CLIS:
+    if _cli.wire == "claude":
+        register(_driver_of(_cli))
 
 
 @register

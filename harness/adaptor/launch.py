@@ -21,15 +21,11 @@ from pathlib import Path
 from typing import Protocol
 
 import providers_fake
+from harness.catalogue.agents import AGENT_CLIS
 from harness.exceptions import MissingExecutable
 
 #: CLI name → executable name of its fake.
-EXECUTABLES: Mapping[str, str] = {
-    "codex": "fake-codex",
-    "claude": "fake-claude",
-    "cursor": "fake-cursor-agent",
-    "codebuddy": "fake-codebuddy",
-}
+EXECUTABLES: Mapping[str, str] = {cli.name: cli.fake for cli in AGENT_CLIS}
 _CLI_OF = {exe: cli for cli, exe in EXECUTABLES.items()}
 
 

@@ -23,17 +23,10 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final
 
-from harness.catalogue.scenario import Descriptor
+from harness.catalogue.agents import AGENT_CLIS, Descriptor
 
-#: The built-in declarations (NEG-06).
-BUILTIN: Final = MappingProxyType(
-    {
-        "codex": Descriptor(native=True, prompt=True, run=True, streaming=False),
-        "claude": Descriptor(native=True, prompt=True, run=True, streaming=True),
-        "cursor": Descriptor(native=False, prompt=True, run=True, streaming=True),
-        "codebuddy": Descriptor(native=True, prompt=True, run=True, streaming=False),
-    }
-)
+#: The built-in declarations (NEG-06), one per agent CLI.
+BUILTIN: Final = MappingProxyType({cli.name: cli.descriptor for cli in AGENT_CLIS})
 
 
 class Refused(ValueError):

@@ -22,8 +22,8 @@ from typing import Any
 import jsonschema
 from jsonschema.exceptions import ValidationError, best_match
 
+from harness.catalogue import agents, yamlcache, yamlpos
 from harness.catalogue import seam as formats
-from harness.catalogue import yamlcache, yamlpos
 from harness.catalogue.clauses import registry
 from harness.catalogue.files import FileRefused, Folder
 from harness.catalogue.scenario import (
@@ -47,9 +47,12 @@ def bundled() -> Path:
 
 
 def scenario_schema() -> dict[str, Any]:
-    """The packaged JSON Schema every scenario file is validated against."""
+    """
+    The packaged JSON Schema every scenario file is validated against, its enums
+    of CLI names filled in from the registry (`agents.fill_enums`).
+    """
     text = resources.files("harness").joinpath("schemas/scenario.schema.json").read_text()
-    loaded: dict[str, Any] = json.loads(text)
+    loaded: dict[str, Any] = agents.fill_enums(json.loads(text))
     return loaded
 
 

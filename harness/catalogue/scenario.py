@@ -16,6 +16,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Protocol
 
+from harness.catalogue.agents import Descriptor
 from harness.catalogue.jsonvalue import dumps
 from harness.catalogue.versions import VersionRange
 
@@ -41,28 +42,6 @@ class Seam(Enum):
     AGENT_CLI = "agent-cli"
     MODEL_API = "model-api"
     SERVICE_API = "service-api"
-
-
-@dataclass(frozen=True)
-class Descriptor:
-    """
-    What a driver declares it can do for structured output.
-
-    Mirrors the adaptor SDK's capability descriptor: the negotiation rule is
-    a pure function of this, the consumer's mode and the approval policy.
-    """
-
-    native: bool
-    prompt: bool
-    run: bool = True
-    streaming: bool = False
-    hitl: bool = False
-    native_hitl: bool | None = None
-    prompt_hitl: bool | None = None
-
-    def hitl_for(self, mechanism: str) -> bool:
-        specific = self.native_hitl if mechanism == "native" else self.prompt_hitl
-        return self.hitl if specific is None else specific
 
 
 @dataclass(frozen=True)

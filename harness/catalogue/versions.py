@@ -18,8 +18,10 @@ from functools import cached_property, lru_cache
 from packaging.specifiers import InvalidSpecifier, Specifier, SpecifierSet
 from packaging.version import Version
 
-#: The CLIs that have versions: the model-api seam's.
-CLIS = ("claude", "codex")
+from harness.catalogue import agents
+
+#: The CLIs that have versions: the ones with a real binary (`agents.AgentCli.real`).
+CLIS = agents.REAL
 _VERSION = re.compile(r"(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)")
 _CLAUSE = re.compile(r"(<=|>=|==|!=|<|>)\s*(\S+)")
 

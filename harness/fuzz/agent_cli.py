@@ -14,11 +14,13 @@ is the reference's outcome in those fields.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from hypothesis import strategies as st
 
+from harness.catalogue import agents
 from harness.catalogue.outcome import Outcome
 from harness.fuzz import jsonschemas as js
 from harness.fuzz.verdict import AGREE, DISAGREE, Difference, Judgement, errored
@@ -29,7 +31,7 @@ Json = Any
 Draw = st.DrawFn
 Step = str | dict[str, Json]
 
-DRIVERS = ("codex", "claude", "cursor", "codebuddy")
+DRIVERS = agents.DRIVERS
 #: The fields of the canonical outcome a conforming adaptor reproduces; ``message``
 #: is free text and ``calls`` carry each adaptor's own flags, so neither is compared.
 FIELDS = (
@@ -47,7 +49,6 @@ FIELDS = (
 )
 #: A request's timeout: long enough for any transcript, short enough for a hang.
 TIMEOUT = 3.0
-_CLAUSES = {"codex": "CDX-01", "claude": "CLA-01", "cursor": "CUR-01", "codebuddy": "CBY-01"}
 _FIELD_CLAUSES = {"diagnostics": "POL-04", "value": "DEC-01", "provider.schema": "SCH-06"}
 GARBAGE = ("panic: something went wrong\n", '{"type":"item.completed","item":{"id"\n', "\n", "ok\n")
 FOREIGN_LINE = {"type": "x.unknown", "data": 1}
@@ -158,10 +159,10 @@ def _cursor_steps(draw: Draw, schema: Json) -> list[Step]:
     return steps
 
 
-_STEPS = {
+#: A transcript generator per wire (the CLIs that print alike share one).
+_STEPS: Mapping[agents.Wire, Callable[[Draw, Json], list[Step]]] = {
     "codex": _codex_steps,
     "claude": _claude_steps,
-    "codebuddy": _claude_steps,
     "cursor": _cursor_steps,
 }
 
@@ -219,7 +220,7 @@ def agent_cases(draw: Draw, drivers: tuple[str, ...]) -> dict[str, Json]:
         if js.rarely(draw, 5):
             request[key] = draw(st.sampled_from(values))
     request["timeout"] = TIMEOUT
-    steps = _STEPS[driver](draw, source.get("schema", {}))
+    steps = _STEPS[agents.get(driver).wire](draw, source.get("schema", {}))
     return {"request": request, "provider": _disturbed(draw, steps)}
 
 
@@ -281,7 +282,7 @@ class AgentCliFuzzer:
 
     def clauses(self, case: dict[str, Json], judgement: Judgement) -> list[str]:
         found = [_FIELD_CLAUSES[f] for f in judgement.fields if f in _FIELD_CLAUSES]
-        return list(dict.fromkeys([_CLAUSES[case["request"]["driver"]], *found]))
+        return list(dict.fromkeys([agents.get(case["request"]["driver"]).clause, *found]))
 
     def expectation(self, judgement: Judgement) -> dict[str, Json]:
         """The reference's outcome in every compared field, as expectation fields."""

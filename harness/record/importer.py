@@ -26,6 +26,7 @@ from harness.adaptor.environment import adaptor_environment
 from harness.adaptor.launch import EXECUTABLES, Finished
 from harness.adaptor.negotiate import BUILTIN
 from harness.adaptor.pipeline import Provider, run
+from harness.catalogue import agents
 from harness.catalogue.outcome import Outcome
 from harness.catalogue.scenario import Request
 from harness.exceptions import CannotWrite
@@ -36,8 +37,6 @@ from harness.record.proposals import PROPOSERS
 from harness.record.transcript import Record, Transcript, read
 from providers_fake.cli.jsonout import dumps_py
 
-#: The CLIs with a rich transport (stream-json) beside their batch one (json).
-_STREAMING = frozenset({"claude", "cursor"})
 _LONGEST_MESSAGE = 300
 #: Records explained by events; each check replays the script so far, so the cost grows
 #: with the square of the length, and later records are kept verbatim.
@@ -91,7 +90,7 @@ def import_transcript(options: Options) -> Imported:
     provider: dict[str, Any] = {"steps": steps}
     if options.exit_code is not None and options.exit_code != exit_code:
         provider["exit"] = options.exit_code
-    if options.driver == "codebuddy" and transcript.single_result:
+    if agents.get(options.driver).json_array and transcript.single_result:
         provider["json_shape"] = "object"
     document["provider"] = provider
     scenario = write.load_back(write.dump(document, []), options.out)
@@ -132,13 +131,15 @@ def _request(options: Options, transcript: Transcript) -> dict[str, Any]:
             raise CannotWrite(str(options.schema), "--schema", f"cannot read: {error}") from None
         request.update(schema_field(text))
     streamed = transcript.framing == "lines" and transcript.records and not transcript.single_result
-    if options.driver in _STREAMING and streamed:
+    # The CLIs whose built-in driver takes structured output on its rich transport
+    # (stream-json) as well as on its batch one (json).
+    declared = BUILTIN[options.driver]
+    if declared.streaming and streamed:
         request["mode"] = "stream"
-    elif options.driver in _STREAMING:
+    elif declared.streaming:
         # The consumer's mode does not choose the transport (seed 001): a json
         # transcript is replayed by declaring structured output unsupported on
         # the rich transport, so negotiation picks the batch one.
-        declared = BUILTIN[options.driver]
         request["descriptor"] = {
             "native": declared.native,
             "prompt": declared.prompt,
@@ -189,7 +190,7 @@ def _steps(
     stage = Stage(
         options.driver, launched.argv[1:], launched.env, seed=seed, transcript=transcript, work=work
     )
-    if options.driver == "codebuddy" and transcript.single_result:
+    if agents.get(options.driver).json_array and transcript.single_result:
         stage.json_shape = "object"
     steps = _match(stage, transcript, options.driver)
     if steps is None or not stage.fits(steps, len(transcript.records)):
@@ -297,23 +298,13 @@ def _verdict(outcome: Outcome) -> str:
     return f"{outcome.error} ({outcome.cause})" if outcome.cause else str(outcome.error)
 
 
-#: The clause an imported case most likely documents, by driver and outcome (edit if not).
-_CLAUSES: Mapping[tuple[str, str], str] = {
-    ("claude", "ok"): "CLA-01",
-    ("claude", "max_structured_output_retries"): "CLA-03",
-    ("claude", "api_error"): "CLA-04",
-    ("claude", "policy_violation"): "CLA-02",
-    ("codex", "ok"): "CDX-01",
-    ("codex", "turn_failed"): "CDX-04",
-    ("codex", "policy_violation"): "CDX-07",
-    ("cursor", "ok"): "CUR-01",
-    ("codebuddy", "ok"): "CBY-01",
-}
+#: The clause an imported case most likely documents when its driver's record names
+#: none for the outcome (`AgentCli.import_clause`; edit the case if not).
 _BY_OUTCOME = {"invalid_output_schema": "SCH-05", "policy_violation": "POL-01"}
-_BY_DRIVER = {"claude": "CLA-01", "codex": "CDX-04", "cursor": "CUR-01", "codebuddy": "CBY-01"}
 
 
 def _clauses(driver: str, outcome: Outcome) -> tuple[str, ...]:
+    cli = agents.get(driver)
     key = outcome.cause or outcome.error or "ok"
-    found = _CLAUSES.get((driver, key)) or _BY_OUTCOME.get(str(outcome.error))
-    return (found or _BY_DRIVER[driver],)
+    found = cli.import_clause(key) or _BY_OUTCOME.get(str(outcome.error))
+    return (found or cli.import_default,)

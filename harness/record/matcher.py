@@ -18,6 +18,7 @@ from typing import Any
 
 import providers_fake
 from harness.catalogue import jsonvalue
+from harness.catalogue.agents import AGENT_CLIS
 from harness.record.transcript import Record, Transcript, frame
 from providers_fake.cli.jsonout import dumps_js
 
@@ -40,13 +41,7 @@ _COMMON = frozenset(
         "messaging_socket_path",
     }
 )
-VOLATILE: Mapping[str, frozenset[str]] = {
-    "claude": _COMMON,
-    "codex": _COMMON,
-    "cursor": _COMMON | {"request_id"},
-    # CodeBuddy names messages, snapshots and requests by clock and random hex.
-    "codebuddy": _COMMON | {"__timestamp", "_requestId", "id", "messageId"},
-}
+VOLATILE: Mapping[str, frozenset[str]] = {cli.name: _COMMON | cli.volatile for cli in AGENT_CLIS}
 
 Step = str | dict[str, Any]
 

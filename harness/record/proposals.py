@@ -1,7 +1,7 @@
 """
 Which semantic event might have printed a record: guesses, each checked by rendering.
 
-For every record kind of every CLI (`PROPOSERS`, one entry per CLI) the
+For every record kind of every wire (`PROPOSERS`, one entry per CLI) the
 events that print such a record are proposed with arguments read off the
 record, plainest first (a bare event name before one with an argument, the
 argument before a longer one).  Nothing here decides: `Stage.fits` keeps the
@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
+from harness.catalogue import agents
 from harness.record.matcher import Stage, Step
 from harness.record.transcript import Record
 from providers_fake.cli.claude import data as claude_data
@@ -76,7 +77,8 @@ def claude(
     value = records[i].value
     kind = _kind(value)
     if kind == ("system", "init"):
-        yield from _init(value, stage, 1)
+        # How many records the event prints is the CLI's (CodeBuddy: init, status, a snapshot).
+        yield from _init(value, stage, agents.get(stage.driver).init_records)
     elif kind[0] == "assistant":
         yield from _assistant(records, i)
     elif kind[0] == "user":
@@ -120,16 +122,6 @@ def claude(
         yield [{"refusal_fallback": fields}], 1
     elif kind[0] == "result":
         yield from result(records, i, chosen, stage, hidden=_claude_conversations)
-
-
-def codebuddy(
-    records: Sequence[Record], i: int, chosen: list[Step], stage: Stage
-) -> Iterator[Candidate]:
-    if _kind(records[i].value) == ("system", "init"):
-        # CodeBuddy's init event prints three records: init, status, a file-history snapshot.
-        yield from _init(records[i].value, stage, 3)
-        return
-    yield from claude(records, i, chosen, stage)
 
 
 def _init(value: dict[str, Any], stage: Stage, count: int) -> Iterator[Candidate]:
@@ -430,9 +422,6 @@ def _cursor_fragments(record: dict[str, Any]) -> Iterator[list[Step]]:
         yield [{"assistant": text}, *[empty] * (tokens // 7 - 1)]
 
 
-PROPOSERS: Mapping[str, Proposer] = {
-    "claude": claude,
-    "codebuddy": codebuddy,
-    "codex": codex,
-    "cursor": cursor,
-}
+#: A proposer per wire; a CLI's is its wire's (`AgentCli.wire`).
+_BY_WIRE: Mapping[agents.Wire, Proposer] = {"claude": claude, "codex": codex, "cursor": cursor}
+PROPOSERS: Mapping[str, Proposer] = {cli.name: _BY_WIRE[cli.wire] for cli in agents.AGENT_CLIS}

@@ -20,8 +20,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from harness.catalogue import agents
 from harness.catalogue.scenario import Request
-from providers_fake import CLIS as DRIVERS
+
+#: The drivers an adaptor may announce: the registry's.
+DRIVERS = frozenset(agents.DRIVERS)
 
 
 @dataclass(frozen=True)

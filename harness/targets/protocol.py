@@ -34,6 +34,7 @@ from referencing import Registry, Resource
 
 from harness.adaptor.environment import adaptor_environment
 from harness.adaptor.pipeline import Provider
+from harness.catalogue import agents
 from harness.catalogue.jsonvalue import JSONError, parse_exact
 from harness.catalogue.outcome import Outcome
 from harness.catalogue.scenario import Request, Seam
@@ -82,11 +83,15 @@ class Skipped(HarnessError):
 
 @cache
 def validators() -> dict[str, jsonschema.Draft202012Validator]:
-    """Message name → validator, with the outcome schema resolvable by reference."""
+    """
+    Message name → validator, with the outcome schema resolvable by reference
+    and the driver enums filled in from the registry (`agents.fill_enums`).
+    """
     root = resources.files("harness").joinpath("schemas")
     documents = {"outcome": json.loads(root.joinpath("outcome.schema.json").read_text())}
     for name in ("start", "started", "run", "ran", "stop"):
-        documents[name] = json.loads(root.joinpath(f"protocol/{name}.json").read_text())
+        text = root.joinpath(f"protocol/{name}.json").read_text()
+        documents[name] = agents.fill_enums(json.loads(text))  # the drivers, from the registry
     registry: Registry[Any] = Registry().with_resources(
         (doc["$id"], Resource.from_contents(doc)) for doc in documents.values()
     )

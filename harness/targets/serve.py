@@ -17,13 +17,14 @@ from typing import IO, Any
 from harness.adaptor import pipeline
 from harness.adaptor.environment import adaptor_environment
 from harness.adaptor.launch import Subprocess
+from harness.catalogue.agents import DRIVERS
 from harness.catalogue.scenario import Request
 
 IMPLEMENTATION = {
     "name": "harness-reference",
     "version": version("structured-output-harness"),
     "language": "python",
-    "drivers": ["codex", "claude", "cursor", "codebuddy"],
+    "drivers": list(DRIVERS),
     "features": ["native", "prompt", "schema_type"],
 }
 

@@ -13,23 +13,71 @@ The templates are package data under ``skeletons/LANGUAGE/``, each a valid
 program of its language (the Python one is held to ruff and mypy like the
 rest of the package); writing one fills in ``__NAME__`` (the target's name),
 ``__BUILD__`` and ``__RUN__`` (the commands that build it and run the
-catalogue against it).
+catalogue against it), and its empty table of CLIs (the line marked
+``__CLIS__``) with one entry per CLI of the registry (`harness.catalogue.agents`),
+so no template names a CLI and a new one reaches every skeleton at once.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from harness.catalogue.agents import AGENT_CLIS, AgentCli, Wire
 from harness.exceptions import BadTargetSpec, ReservedTargetName, WouldOverwrite
 from harness.targets import NAME, RESERVED
 
 #: The name a skeleton takes when its folder's name cannot be a target's name.
 DEFAULT_NAME = "my-adaptor"
+
+
+#: Which of a skeleton's readers reads a CLI's batch output, by the CLI's wire.
+READER: dict[Wire, str] = {"codex": "codex", "claude": "result", "cursor": "result"}
+#: The marker of the line whose empty table `write` fills in.
+CLIS_MARK = "__CLIS__"
+
+
+def _python_table(clis: tuple[AgentCli, ...]) -> str:
+    rows = [
+        f"    {_q(c.name)}: ({_q(c.command)}, [{', '.join(map(_q, c.batch_args))}], "
+        f"{_q(READER[c.wire])}),"
+        for c in clis
+    ]
+    return "{\n" + "\n".join(rows) + "\n}"
+
+
+def _node_table(clis: tuple[AgentCli, ...]) -> str:
+    def js(text: str) -> str:
+        return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+    rows = [
+        f"  {js(c.name)}: [{js(c.command)}, [{', '.join(map(js, c.batch_args))}], "
+        f"{js(READER[c.wire])}],"
+        for c in clis
+    ]
+    return "{\n" + "\n".join(rows) + "\n};"
+
+
+def _go_table(clis: tuple[AgentCli, ...]) -> str:
+    # gofmt aligns the values of a literal's consecutive keys: pad to the longest.
+    width = max(len(_q(c.name)) for c in clis) + 1
+    rows = [
+        f"\t{(_q(c.name) + ':').ljust(width)} {{{_q(c.command)}, "
+        f"[]string{{{', '.join(map(_q, c.batch_args))}}}, {_q(READER[c.wire])}}},"
+        for c in clis
+    ]
+    return "map[string]cli{\n" + "\n".join(rows) + "\n}"
+
+
+def _q(text: str) -> str:
+    """A double-quoted string literal, the same in Python, JavaScript and Go (JSON's)."""
+    return json.dumps(text)
 
 
 @dataclass(frozen=True)
@@ -39,20 +87,47 @@ class Skeleton:
     files: tuple[str, ...]
     #: How the harness starts it, ``{dir}`` being its folder as the user gave it.
     command: tuple[str, ...]
+    #: The empty table of CLIs in the template (on the `CLIS_MARK` line), and what
+    #: renders the registry's CLIs as the table that replaces it.
+    empty: str
+    table: Callable[[tuple[AgentCli, ...]], str]
     #: What builds it, run in its folder; empty when it runs from source.
     build: tuple[str, ...] = ()
     #: Files the user runs directly (``./adaptor.py``), made executable.
     executable: tuple[str, ...] = ()
 
+    def fill(self, text: str, clis: tuple[AgentCli, ...] = AGENT_CLIS) -> str:
+        """``text`` (one of its templates) with its table of CLIs written out."""
+        lines = text.splitlines(keepends=True)
+        for number, line in enumerate(lines):
+            if CLIS_MARK in line:
+                head = line[: line.index(self.empty)]
+                lines[number] = head + self.table(clis) + "\n"
+        return "".join(lines)
+
 
 #: Language → skeleton (``harness init adaptor --lang LANGUAGE``).
 SKELETONS: dict[str, Skeleton] = {
     "python": Skeleton(
-        ("adaptor.py",), ("python3", "{dir}/adaptor.py"), executable=("adaptor.py",)
+        ("adaptor.py",),
+        ("python3", "{dir}/adaptor.py"),
+        "{}",
+        _python_table,
+        executable=("adaptor.py",),
     ),
-    "node": Skeleton(("adaptor.mjs",), ("node", "{dir}/adaptor.mjs"), executable=("adaptor.mjs",)),
+    "node": Skeleton(
+        ("adaptor.mjs",),
+        ("node", "{dir}/adaptor.mjs"),
+        "{};",
+        _node_table,
+        executable=("adaptor.mjs",),
+    ),
     "go": Skeleton(
-        ("go.mod", "main.go"), ("{dir}/adaptor",), build=("go", "build", "-o", "adaptor")
+        ("go.mod", "main.go"),
+        ("{dir}/adaptor",),
+        "map[string]cli{}",
+        _go_table,
+        build=("go", "build", "-o", "adaptor"),
     ),
 }
 
@@ -114,6 +189,7 @@ def write(language: str, folder: str, name: str | None = None) -> Written:
         text = templates.joinpath(file).read_text(encoding="utf-8")
         for placeholder, value in (("__NAME__", name), ("__BUILD__", build), ("__RUN__", run)):
             text = text.replace(placeholder, value or "")
+        text = skeleton.fill(text)
         out = path / file
         out.write_text(text, encoding="utf-8")
         if file in skeleton.executable:

@@ -7,16 +7,19 @@ same chunks, so both must see identical output, timing and exit status.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import time
 
-from providers_fake import replay
+from providers_fake import CLIS, replay
 from providers_fake.cli.replay import stdin_use
 from providers_fake.cli.types import Replay
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from providers_fake.cli.streamin import Conversation
 
 
@@ -88,17 +91,11 @@ def _read_stdin() -> bytes | None:
         return None
 
 
-def codex() -> int:
-    return _run("codex")
-
-
-def claude() -> int:
-    return _run("claude")
-
-
-def cursor() -> int:
-    return _run("cursor")
-
-
-def codebuddy() -> int:
-    return _run("codebuddy")
+def __getattr__(name: str) -> Callable[[], int]:
+    """
+    The console script of the CLI called ``name`` (``providers_fake.cli.main:cursor``
+    in pyproject.toml): one per entry of `providers_fake.MODULES`, none typed here.
+    """
+    if name not in CLIS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return functools.partial(_run, name)

@@ -8,7 +8,7 @@ script rendered.  Rendering is pure: it fills an `Output` and never touches
 the process, so the in-process harness path and the executables behave the
 same.  The two side effects are the launch record and Codex's ``-o`` file.
 
-Nothing here knows one CLI from another: `_MODULES` names the module that
+Nothing here knows one CLI from another: `MODULES` names the module that
 describes each CLI (its `Cli` spec and renderer), and only the launched
 CLI's module is imported, so a fake's start-up pays for one CLI alone.
 """
@@ -18,6 +18,7 @@ from __future__ import annotations
 import importlib
 import os
 
+from providers_fake import MODULES
 from providers_fake.cli.base import Cli, Context, Renderer
 from providers_fake.cli.ids import Ids
 from providers_fake.cli.jsonout import dumps_py, line_bytes
@@ -30,19 +31,10 @@ if TYPE_CHECKING:
 
     from providers_fake.cli.argv import Parsed
 
-# The registry of CLIs.  Each module exposes its `Cli` spec as ``CLI``; the
-# package's `CLIS` lists the same names (a test keeps the two equal).
-_MODULES = {
-    "codex": "providers_fake.cli.codex",
-    "claude": "providers_fake.cli.claude.render",
-    "cursor": "providers_fake.cli.cursor",
-    "codebuddy": "providers_fake.cli.codebuddy",
-}
-
 
 def cli_spec(cli: str) -> Cli:
     """The spec of `cli`, importing that CLI's module (and no other) on first use."""
-    spec = importlib.import_module(_MODULES[cli]).CLI
+    spec = importlib.import_module(MODULES[cli]).CLI
     assert isinstance(spec, Cli)
     return spec
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 from urllib.parse import quote
 
-import providers_fake
+from harness.catalogue import agents
 from harness.catalogue.outcome import ProviderCall
 from harness.catalogue.scenario import Json, ProviderExpectation
 from harness.catalogue.seam import Report
@@ -125,7 +125,7 @@ class T3:
 
     def cli(self, request: dict[str, Any]) -> str | None:
         agent = request["agent"]
-        return agent if agent in providers_fake.CLIS else None
+        return agent if agent in agents.DRIVERS else None
 
     def check(self, doc: dict[str, Any], report: Report) -> None:
         request = doc["request"]

@@ -11,8 +11,8 @@
 // line, one reply a line; log to stderr) and drives the agent CLI each request
 // names. Under the harness, provider.Executables names a fake CLI to run in
 // place of the real one and provider.Env tells it what to print; in
-// production, run the real CLI (codex, claude, cursor-agent, codebuddy on
-// PATH): see launch and cliArgs, where the CLI call is made.
+// production, run the real CLI (the command clis names, on PATH): see launch
+// and clis, where the CLI call is made.
 //
 // What it does today: runs without a schema, decoding the CLI's assistant text
 // as one JSON value (numbers kept exact), and reports execution failures. A
@@ -31,26 +31,41 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"sort"
 	"strings"
 	"syscall"
 	"time"
 	"unicode/utf8"
 )
 
+// cli is how one CLI is run: its command on PATH in production, its arguments
+// after the executable and before the prompt, and which of readers reads its output.
+type cli struct {
+	command string
+	args    []string
+	reader  string
+}
+
+// clis holds each CLI by the request's driver name. Written by `harness init`
+// from the harness's registry of agent CLIs.
+var clis = map[string]cli{} // __CLIS__
+
 var implementation = map[string]any{
 	"name":     "__NAME__",
 	"version":  "0.1.0",
 	"language": "go",
-	"drivers":  []string{"codex", "claude", "cursor", "codebuddy"},
+	"drivers":  drivers(),
 	"features": []string{},
 }
 
-// cliArgs are the arguments of each CLI, after its executable and before the prompt.
-var cliArgs = map[string][]string{
-	"codex":     {"exec", "--json", "--skip-git-repo-check"},
-	"claude":    {"-p", "--output-format", "json"},
-	"codebuddy": {"-p", "--output-format", "json", "-y"},
-	"cursor":    {"-p", "--output-format", "json"},
+// drivers are the names of clis, in order.
+func drivers() []string {
+	names := make([]string, 0, len(clis))
+	for name := range clis {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
 }
 
 type message struct {
@@ -240,11 +255,10 @@ func readResult(stdout string) (*string, any, error) {
 	return text, record, nil
 }
 
+// readers read a CLI's batch output: Codex's JSON lines, or a Claude-style result.
 var readers = map[string]func(string) (*string, any, error){
-	"codex":     readCodex,
-	"claude":    readResult,
-	"codebuddy": readResult,
-	"cursor":    readResult,
+	"codex":  readCodex,
+	"result": readResult,
 }
 
 // run answers one run request: an outcome, or a skip for what this adaptor does not do yet.
@@ -255,9 +269,9 @@ func run(req request, p provider) (map[string]any, error) {
 		// validate the candidate and apply the request's on_invalid.
 		return map[string]any{"skipped": true, "reason": "__NAME__ does not implement schemas yet"}, nil
 	}
-	// In production: the CLI on PATH (codex, claude, cursor-agent, codebuddy).
+	// In production: the CLI on PATH, clis[req.Driver].command (cursor-agent for cursor).
 	executable := p.Executables[req.Driver]
-	argv := append(append([]string{executable}, cliArgs[req.Driver]...), req.Prompt)
+	argv := append(append([]string{executable}, clis[req.Driver].args...), req.Prompt)
 	done, err := launch(argv, p, req.Timeout)
 	if err != nil {
 		return nil, err
@@ -273,7 +287,7 @@ func run(req request, p provider) (map[string]any, error) {
 		case !utf8.Valid(done.stdout):
 			return nil, nil, &failed{cause: "malformed_protocol", message: "stdout is not UTF-8"}
 		}
-		text, raw, err := readers[req.Driver](stdout)
+		text, raw, err := readers[clis[req.Driver].reader](stdout)
 		switch {
 		case err != nil:
 			return text, raw, err

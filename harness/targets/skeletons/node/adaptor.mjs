@@ -10,8 +10,8 @@
 // line, one reply a line; log to stderr) and drives the agent CLI each request
 // names. Under the harness, `provider.executables` names a fake CLI to run in
 // place of the real one and `provider.env` tells it what to print; in
-// production, run the real CLI (`codex`, `claude`, `cursor-agent`, `codebuddy`
-// on PATH): see `launch` and `ARGV`, where the CLI call is made.
+// production, run the real CLI (the command `CLIS` names, on PATH): see
+// `launch` and `CLIS`, where the CLI call is made.
 //
 // What it does today: runs without a schema, decoding the CLI's assistant text
 // as one JSON value, and reports execution failures. A request with a schema is
@@ -24,20 +24,17 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 
+// Each CLI (the request's driver): its command on PATH in production, its arguments
+// after the executable and before the prompt, and which of READERS reads its output.
+// Written by `harness init` from the harness's registry of agent CLIs.
+const CLIS = {}; // __CLIS__
+
 const IMPLEMENTATION = {
   name: '__NAME__',
   version: '0.1.0',
   language: 'javascript',
-  drivers: ['codex', 'claude', 'cursor', 'codebuddy'],
+  drivers: Object.keys(CLIS),
   features: [],
-};
-
-// The arguments of each CLI, after its executable and before the prompt.
-const ARGV = {
-  codex: ['exec', '--json', '--skip-git-repo-check'],
-  claude: ['-p', '--output-format', 'json'],
-  codebuddy: ['-p', '--output-format', 'json', '-y'],
-  cursor: ['-p', '--output-format', 'json'],
 };
 
 /** The provider run failed: `cause` is the outcome's execution_error cause. */
@@ -130,7 +127,8 @@ function readResult(stdout) {
   return { text, raw: record };
 }
 
-const READERS = { codex: readCodex, claude: readResult, codebuddy: readResult, cursor: readResult };
+// How a CLI's batch output is read: Codex's JSON lines, or a Claude-style result.
+const READERS = { codex: readCodex, result: readResult };
 
 /** The canonical outcome (docs/outcome.md); a `value` key means a value was decoded. */
 function outcome(fields) {
@@ -159,9 +157,10 @@ async function run(request, provider) {
     return { skipped: true, reason: '__NAME__ does not implement schemas yet' };
   }
   const driver = request.driver;
-  // In production: the CLI on PATH (codex, claude, cursor-agent, codebuddy).
+  // In production: the CLI on PATH, CLIS[driver][0] (cursor-agent for cursor).
   const executable = provider.executables[driver];
-  const argv = [executable, ...ARGV[driver], request.prompt];
+  const [, args, reader] = CLIS[driver];
+  const argv = [executable, ...args, request.prompt];
   const finished = await launch(argv, provider, request.timeout);
   const stdout = finished.stdout.toString('utf-8');
   let text;
@@ -174,7 +173,7 @@ async function run(request, provider) {
     } catch {
       throw new Failed('malformed_protocol', 'stdout is not UTF-8');
     }
-    ({ text, raw } = READERS[driver](stdout));
+    ({ text, raw } = READERS[reader](stdout));
     if (finished.code !== 0) {
       throw new Failed('nonzero_exit', `the CLI exited with ${finished.code}`, text);
     }

@@ -11,8 +11,8 @@ It speaks the harness's JSON-lines protocol on stdin/stdout (one request a
 line, one reply a line; log to stderr) and drives the agent CLI each request
 names. Under the harness, `provider.executables` names a fake CLI to run in
 place of the real one and `provider.env` tells it what to print; in
-production, run the real CLI (`codex`, `claude`, `cursor-agent`,
-`codebuddy` on PATH): see `launch` and `ARGV`, where the CLI call is made.
+production, run the real CLI (the command `CLIS` names, on PATH): see `launch`
+and `CLIS`, where the CLI call is made.
 
 What it does today: runs without a schema, decoding the CLI's assistant text
 as one JSON value, and reports execution failures. A request with a schema is
@@ -33,20 +33,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+#: Each CLI (the request's driver): its command on PATH in production, its arguments
+#: after the executable and before the prompt, and which of `READERS` reads its output.
+#: Written by `harness init` from the harness's registry of agent CLIs.
+CLIS: dict[str, tuple[str, list[str], str]] = {}  # __CLIS__
+
 IMPLEMENTATION = {
     "name": "__NAME__",
     "version": "0.1.0",
     "language": "python",
-    "drivers": ["codex", "claude", "cursor", "codebuddy"],
+    "drivers": list(CLIS),
     "features": [],
-}
-
-#: The arguments of each CLI, after its executable and before the prompt.
-ARGV = {
-    "codex": ["exec", "--json", "--skip-git-repo-check"],
-    "claude": ["-p", "--output-format", "json"],
-    "codebuddy": ["-p", "--output-format", "json", "-y"],
-    "cursor": ["-p", "--output-format", "json"],
 }
 
 
@@ -119,11 +116,10 @@ def read_result(stdout: str) -> tuple[str | None, Any]:
     return text, record
 
 
+#: How a CLI's batch output is read: Codex's JSON lines, or a Claude-style result.
 READERS: dict[str, Callable[[str], tuple[str | None, Any]]] = {
     "codex": read_codex,
-    "claude": read_result,
-    "codebuddy": read_result,
-    "cursor": read_result,
+    "result": read_result,
 }
 
 
@@ -166,9 +162,10 @@ def run(request: dict[str, Any], provider: dict[str, Any]) -> dict[str, Any]:
         # validate the candidate and apply request["on_invalid"].
         return {"skipped": True, "reason": "__NAME__ does not implement schemas yet"}
     driver = request["driver"]
-    # In production: the CLI on PATH (codex, claude, cursor-agent, codebuddy).
+    # In production: the CLI on PATH, CLIS[driver][0] (cursor-agent for cursor).
     executable = provider["executables"][driver]
-    finished = launch([executable, *ARGV[driver], request["prompt"]], provider, request["timeout"])
+    _, args, reader = CLIS[driver]
+    finished = launch([executable, *args, request["prompt"]], provider, request["timeout"])
     stdout = finished.stdout.decode("utf-8", errors="replace")
     try:
         if finished.returncode is None:
@@ -177,7 +174,7 @@ def run(request: dict[str, Any], provider: dict[str, Any]) -> dict[str, Any]:
             raise Failed("signal", f"the CLI was killed by signal {-finished.returncode}")
         if stdout != finished.stdout.decode("utf-8", errors="surrogateescape"):  # a U+FFFD
             raise Failed("malformed_protocol", "stdout is not UTF-8")
-        text, raw = READERS[driver](stdout)
+        text, raw = READERS[reader](stdout)
         if finished.returncode != 0:
             raise Failed("nonzero_exit", f"the CLI exited with {finished.returncode}", text)
         if raw is None:
