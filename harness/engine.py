@@ -26,7 +26,7 @@ from harness.catalogue.scenario import Scenario
 from harness.exceptions import Problem
 from harness.reports import differential as disagreements
 from harness.reports import drift, render
-from harness.reports.baseline import Baseline, judge, known
+from harness.reports.baseline import Baseline, Stale, judge, known, stale
 from harness.reports.baseline import load as load_baseline
 from harness.reports.drift import Drift
 from harness.reports.versions import TargetInfo, cli_of
@@ -144,6 +144,9 @@ class Session:
     clis: tuple[str, ...] = ()
     #: Print the current diff of each failure a baseline lists (quiet otherwise).
     show_known: bool = False
+    #: A baseline entry naming a scenario or driver the run's catalogue lacks is
+    #: a usage error, not one summary line.
+    strict_baseline: bool = False
     loaded: loader.Loaded | None = None
     results: list[CaseResult] = field(default_factory=list)
     #: What the cases saw of each target, by name, merged over processes.
@@ -228,7 +231,7 @@ class Session:
         baseline or expectations file (whose own failing case ``-k`` may have
         deselected), an unexplained disagreement or a stale entry.
         """
-        if self.problems() or self.not_started():
+        if self.problems() or self.not_started() or self.stale_entries():
             return True
         return bool(self.results) and self.differential().failing
 
@@ -256,11 +259,13 @@ class Session:
                     # costs a short run most of its time, and only a baseline
                     # naming scenarios outside the run needs it.
                     baseline, found = baseline_for(self.baselines, name, narrow)
-                    if found:
+                    if baseline is not None and baseline.unmet:
                         wide = wide or known(self.whole_catalogue())
                         baseline, found = baseline_for(self.baselines, name, wide)
                     baselines[name] = baseline
                     problems += found
+                    if baseline is not None and self.strict_baseline:
+                        problems += baseline.unmet
                     if baseline is not None and baseline.target != name:
                         path = baseline_path(self.baselines, name)
                         problems.append(
@@ -293,6 +298,21 @@ class Session:
         if wider:
             found |= {s.id: s for s in loader.load(sorted(wider)).scenarios}
         return [found[k] for k in sorted(found)]
+
+    def stale_entries(self) -> list[tuple[str, Baseline, Stale]]:
+        """
+        Each baseline entry this run's cases no longer bear out, by target:
+        `baseline.stale`, the count ``harness baseline --prune`` removes.
+        A target that did not start is judged by nothing.
+        """
+        down = {a.target for a in self.not_started()}
+        found = []
+        for target, baseline in sorted(self.baselines_and_problems()[0].items()):
+            if baseline is None or target in down:
+                continue
+            mine = [r for r in self.results if r.target == target]
+            found += [(target, baseline, s) for s in stale(baseline, mine)]
+        return found
 
     @property
     def baseline_problems(self) -> list[Problem]:
@@ -350,6 +370,7 @@ class Session:
         lines = []
         skips = render.skip_counts(self.results)
         baselines = self.baselines_and_problems()[0]
+        stale_entries = self.stale_entries()
         for target in sorted({r.target for r in self.results}):
             mine = [r for r in self.results if r.target == target]
             about = self.abouts.get(target)
@@ -363,13 +384,23 @@ class Session:
             counts = Counter(r.status for r in mine)
             shown = ", ".join(f"{counts.get(status, 0)} {status}" for status in STATUSES)
             baseline = baselines.get(target)
+            gone = [s for t, _, s in stale_entries if t == target]
             if baseline is not None:
                 verdicts = Counter(r.verdict for r in mine)
                 shown += (
                     f"; baseline {shown_path(baseline.path)}: {verdicts['expected']} expected, "
-                    f"{verdicts['regression']} regressions, {verdicts['stale']} stale"
+                    f"{verdicts['regression']} regressions, {len(gone)} stale"
                 )
             lines.append(f"harness: {target}: {shown}")
+            if baseline is not None:
+                where = shown_path(baseline.path)
+                lines += [
+                    f"harness: {target}: stale baseline entry {where}:{s.entry.line}: "
+                    f"{s.label}: {s.why}; remove it (harness baseline --prune)"
+                    for s in gone
+                ]
+                if baseline.unmet and not self.strict_baseline:
+                    lines.append(f"harness: {target}: baseline {where}: {baseline.unmet_summary()}")
             lines += [
                 f"harness: {target}: {row['count']} skipped by "
                 f"{render.SKIPPED_BY_WORDS.get(row['skipped_by'], row['skipped_by'])}: "
@@ -452,7 +483,7 @@ class Session:
         found = self.differential() if self.results else disagreements.Differential()
         counted = [
             (verdicts["regression"], "regression"),
-            (verdicts["stale"], "stale baseline entry"),
+            (len(self.stale_entries()), "stale baseline entry"),
             (len(found.unexplained), "unexplained disagreement"),
             (len(found.stale), "stale differential entry"),
             (len(self.not_started()), "target that could not start"),
