@@ -170,9 +170,7 @@ def _reason(reason: str) -> list[str]:
     foldable = reason.isprintable() and all(words) and not reason.startswith(("#", "-"))
     if len(quoted) <= _WIDTH or not foldable:
         return [quoted]
-    wrapped = textwrap.wrap(
-        reason, _WIDTH - 6, break_long_words=False, break_on_hyphens=False
-    )
+    wrapped = textwrap.wrap(reason, _WIDTH - 6, break_long_words=False, break_on_hyphens=False)
     return ["    reason: >-", *(f"      {line}" for line in wrapped)]
 
 
