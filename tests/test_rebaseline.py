@@ -6,13 +6,14 @@ file that does not load left alone (a usage error).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from harness import exitcodes
 from harness.cli import main
-from harness.reports.baseline import WHOLE, Baseline, Entry, Skip, judge
+from harness.reports.baseline import WHOLE, Baseline, Entry, Skip, judge, load
 from harness.reports.rebaseline import merge, render
 from harness.seams.case import CaseResult
 from harness.seams.compare import Mismatch
@@ -220,3 +221,19 @@ def test_a_run_and_prune_count_the_same_stale_entries(
     assert _baseline(out, "--prune") == 0
     assert "3 stale, 3 pruned" in capsys.readouterr().out
     assert main(run) == 0
+
+
+def test_a_long_reason_is_folded_and_reads_back_as_written(tmp_path: Path) -> None:
+    long = " ".join(["JSON.parse rounds 9007199254740993 to 9007199254740992,"] * 4)
+    odd = "two  spaces keep it quoted, " + "x" * 80
+    kept = Baseline("t", (Entry("a", WHOLE, long), Entry("b", WHOLE, odd)))
+    text = render(kept)
+    assert "    reason: >-\n      JSON.parse rounds" in text
+    assert max(len(line) for line in text.splitlines() if "JSON.parse" in line) <= 88
+    assert f"    reason: {json.dumps(odd)}" in text
+    path = tmp_path / "t.yaml"
+    path.write_text(text)
+    loaded, problems = load(path, {"a": None, "b": None})
+    assert problems == []
+    assert loaded is not None
+    assert [e.reason for e in loaded.entries] == [long, odd]
