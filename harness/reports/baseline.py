@@ -39,6 +39,7 @@ from typing import Any
 
 from harness.catalogue import yamlfile
 from harness.catalogue.scenario import Request, Scenario
+from harness.catalogue.suggest import did_you_mean
 from harness.exceptions import Problem
 from harness.seams.case import CaseResult
 
@@ -158,7 +159,8 @@ def load(path: Path, catalogue: Mapping[str, str | None]) -> tuple[Baseline | No
     for i, raw in enumerate(doc["known_failures"]):
         scenario, check = raw["scenario"], raw.get("check")
         if scenario not in catalogue:
-            absent(("known_failures", i, "scenario"), f"unknown scenario {scenario!r}")
+            hint = did_you_mean(scenario, catalogue)
+            absent(("known_failures", i, "scenario"), f"unknown scenario {scenario!r}{hint}")
             ignored.add(i)
         if (scenario, check) in seen:
             problem(("known_failures", i), f"duplicate of entry {seen[(scenario, check)]}")
@@ -225,7 +227,8 @@ def _skips(
         else:
             assert scenario is not None
             if scenario not in catalogue:
-                absent((*at, "scenario"), f"unknown scenario {scenario!r}")
+                hint = did_you_mean(scenario, catalogue)
+                absent((*at, "scenario"), f"unknown scenario {scenario!r}{hint}")
                 continue
             covers = frozenset({scenario})
         for each in sorted(covers):
