@@ -205,7 +205,9 @@ def _pytest(args: argparse.Namespace, given: Sequence[str], paths: Sequence[Path
     import pytest  # noqa: PLC0415  (see the note at the top)
 
     extra = getattr(args, "after_dashes", [])
-    argv = ["--pyargs", "harness.testing", "-p", "no:cacheprovider", "-q", "-rfE"]
+    # No pytest short summary of failures (-rf): it names them by the harness's test
+    # module, an installed package's path; the harness lists them by scenario file.
+    argv = ["--pyargs", "harness.testing", "-p", "no:cacheprovider", "-q", "-rE"]
     if not extra:  # only the plugins the run needs (see _own_plugins)
         argv += ["-p", "harness.pytest_plugin"]
         argv += ["-p", "xdist.plugin"] if args.workers else []

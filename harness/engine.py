@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+import textwrap
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -409,6 +410,7 @@ class Session:
             ]
             if baseline is None and (counts["failed"] or counts["errored"]):
                 lines.append(f"harness: {target}: {self._no_baseline(target)}")
+        lines += self._failing_cases()
         if self.show_known:
             lines += self._known_diffs(baselines)
         found = self.differential()
@@ -443,6 +445,28 @@ class Session:
             return "no baseline (name the target, NAME=SPEC, to read DIR/NAME.yaml)"
         where = shown_path(str(path))
         return f"no baseline at {where} (harness baseline --target {target}=... writes one)"
+
+    def _failing_cases(self) -> list[str]:
+        """
+        A line per case that fails the run (stale entries are listed by entry),
+        with its scenario's title and file: pytest's own short summary would
+        name the harness's test module, an installed package's path.
+        """
+        scenarios = {s.id: s for s in self.catalogue().scenarios}
+        lines = []
+        for result in sorted(self.results, key=lambda r: (r.target, r.scenario)):
+            failing = result.verdict == "regression" or (
+                result.verdict is None and result.status in {"failed", "errored"}
+            )
+            scenario = scenarios.get(result.scenario)
+            if not failing or scenario is None:
+                continue
+            where = f"{loader.shown(scenario.path, Path.cwd())}:{scenario.line}"
+            lines.append(
+                f"harness: {result.target}: {result.status.upper()} {result.scenario}: "
+                f"{scenario.title} ({where})"
+            )
+        return lines
 
     def _known_diffs(self, baselines: Mapping[str, Baseline | None]) -> list[str]:
         """Each failure a baseline lists, with its baseline entry and what differs now."""
@@ -576,27 +600,50 @@ def merged(
     return session
 
 
-def verdict(result: CaseResult) -> None:
-    """Turn a case result (and its baseline verdict) into the pytest outcome of the test."""
+def introduce(scenario: Scenario | None) -> str:
+    """
+    What a failing case says of its scenario before the diff: its title, why
+    it exists (its description), and where it is written, relative to the
+    catalogue, with the command that shows it as written.
+    """
+    if scenario is None:
+        return ""
+    lines = [f"  {scenario.title}"] if scenario.title else []
+    why = " ".join(scenario.description.split())
+    if why:
+        lines += textwrap.wrap(why, 88, initial_indent="  why: ", subsequent_indent="       ")
+    where = f"{loader.shown(scenario.path, Path.cwd())}:{scenario.line}"
+    lines.append(f"  scenario: {where} (harness show {scenario.id})")
+    return "".join(f"\n{line}" for line in lines)
+
+
+def verdict(result: CaseResult, scenario: Scenario | None = None) -> None:
+    """
+    Turn a case result (and its baseline verdict) into the pytest outcome of
+    the test; a failing one says which scenario it is (`introduce`) first.
+    """
     if result.verdict == "expected":
         pytest.xfail(f"known failure: {result.note}")
+    intro = introduce(scenario)
     if result.verdict == "stale":
-        pytest.fail(f"{result.case_id}: stale baseline entry: {result.note}", pytrace=False)
+        pytest.fail(f"{result.case_id}: stale baseline entry: {result.note}{intro}", pytrace=False)
     if result.status == "skipped":
         if result.verdict == "regression":
             pytest.fail(
-                f"{result.case_id}: skipped ({result.reason}), {result.note}", pytrace=False
+                f"{result.case_id}: skipped ({result.reason}), {result.note}{intro}",
+                pytrace=False,
             )
         pytest.skip(result.reason or "skipped")
     shown = f"\n{result.context}" if result.context else ""
     if result.status == "errored":
-        pytest.fail(f"errored: {result.reason}{shown}", pytrace=False)
+        pytest.fail(f"errored: {result.reason}{intro}{shown}", pytrace=False)
     if result.status == "failed":
         diff = "\n".join(m.render() for m in result.mismatches)
         got = result.outcome
         summary = "" if got is None else f"\noutcome: {got.summary()}"
         pytest.fail(
-            f"{result.case_id} does not meet its expectation\n{diff}{summary}{shown}", pytrace=False
+            f"{result.case_id} does not meet its expectation{intro}\n{diff}{summary}{shown}",
+            pytrace=False,
         )
 
 
