@@ -320,8 +320,9 @@ def bench(args: argparse.Namespace) -> int:
 
 def baseline(args: argparse.Namespace) -> int:
     from harness import engine, targets  # noqa: PLC0415  (see the note at the top)
+    from harness.baselines import rebaseline  # noqa: PLC0415
+    from harness.baselines import verdicts as baseline  # noqa: PLC0415
     from harness.catalogue import loader  # noqa: PLC0415
-    from harness.reports import baseline, rebaseline  # noqa: PLC0415
     from harness.seams import RunOptions, case  # noqa: PLC0415
     from harness.targets.announce import about  # noqa: PLC0415
 
@@ -701,7 +702,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def mutants_(args: argparse.Namespace) -> int:
-    from harness.reports import mutants  # noqa: PLC0415  (only this command needs it)
+    from harness.mutation import runner as mutants  # noqa: PLC0415  (only this command needs it)
 
     paths = [Path(p) for p in args.scenarios] or [Path("scenarios/agent-cli")]
     modules = args.module or list(mutants.MODULES)

@@ -22,13 +22,13 @@ from typing import Any
 import pytest
 
 from harness import exitcodes, seams, shards, targets
+from harness.baselines.verdicts import Baseline, Stale, judge, known, stale
+from harness.baselines.verdicts import load as load_baseline
 from harness.catalogue import loader
 from harness.catalogue.scenario import Scenario
 from harness.exceptions import Problem
 from harness.reports import differential as disagreements
 from harness.reports import drift, render
-from harness.reports.baseline import Baseline, Stale, judge, known, stale
-from harness.reports.baseline import load as load_baseline
 from harness.reports.drift import Drift
 from harness.reports.versions import TargetInfo, cli_of
 from harness.seams import RunOptions

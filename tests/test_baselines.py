@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from harness.baselines import verdicts as baseline
 from harness.catalogue import loader
 from harness.cli import main
-from harness.reports import baseline
 from harness.seams.case import CaseResult
 from harness.seams.compare import Mismatch
 

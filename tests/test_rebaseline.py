@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from harness import exitcodes
+from harness.baselines.rebaseline import merge, render
+from harness.baselines.verdicts import WHOLE, Baseline, Entry, Skip, judge, load
 from harness.cli import main
-from harness.reports.baseline import WHOLE, Baseline, Entry, Skip, judge, load
-from harness.reports.rebaseline import merge, render
 from harness.seams.case import CaseResult
 from harness.seams.compare import Mismatch
 

@@ -24,8 +24,8 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
-from harness.reports.baseline import WHOLE, Baseline, Entry, Skip, stale
-from harness.reports.baseline import _failed_checks as failed_checks
+from harness.baselines.verdicts import WHOLE, Baseline, Entry, Skip, stale
+from harness.baselines.verdicts import _failed_checks as failed_checks
 from harness.seams.case import CaseResult
 
 #: The longest generated reason (the first line of an error, or the fields).
