@@ -206,7 +206,9 @@ def _pytest(args: argparse.Namespace, given: Sequence[str], paths: Sequence[Path
     import pytest  # noqa: PLC0415  (see the note at the top)
 
     extra = getattr(args, "after_dashes", [])
-    argv = ["--pyargs", "harness.testing", "-p", "no:cacheprovider", "-q", "-rfE"]
+    # No pytest short summary of failures (-rf): it names them by the harness's test
+    # module, an installed package's path; the harness lists them by scenario file.
+    argv = ["--pyargs", "harness.testing", "-p", "no:cacheprovider", "-q", "-rE"]
     if not extra:  # only the plugins the run needs (see _own_plugins)
         argv += ["-p", "harness.pytest_plugin"]
         argv += ["-p", "xdist.plugin"] if args.workers else []
@@ -233,6 +235,8 @@ def _pytest(args: argparse.Namespace, given: Sequence[str], paths: Sequence[Path
         argv.append("--harness-allow-exec")
     if getattr(args, "show_known", False):
         argv.append("--harness-show-known")
+    if getattr(args, "strict_baseline", False):
+        argv.append("--harness-strict-baseline")
     if getattr(args, "shard", None):
         argv += ["--harness-shard", args.shard]
     if getattr(args, "k", None):
@@ -317,8 +321,9 @@ def bench(args: argparse.Namespace) -> int:
 
 def baseline(args: argparse.Namespace) -> int:
     from harness import engine, targets  # noqa: PLC0415  (see the note at the top)
+    from harness.baselines import rebaseline  # noqa: PLC0415
+    from harness.baselines import verdicts as baseline  # noqa: PLC0415
     from harness.catalogue import loader  # noqa: PLC0415
-    from harness.reports import baseline, rebaseline  # noqa: PLC0415
     from harness.seams import RunOptions, case  # noqa: PLC0415
     from harness.targets.announce import about  # noqa: PLC0415
 
@@ -330,9 +335,16 @@ def baseline(args: argparse.Namespace) -> int:
     loaded = loader.load(_paths(args.paths))
     out = Path(args.out or f"baselines/{target.name}.yaml")
     old, problems = None, list(loaded.problems)
+    catalogue = baseline.known(loaded.scenarios)
     if not problems and out.exists():
-        # Merged into, so it must load: a typo must not cost the reasons in it.
-        old, problems = baseline.load(out, baseline.known(loaded.scenarios))
+        # Merged into, so it must load, strictly: a typo must not cost the
+        # reasons in it.  Entries for scenarios outside PATHS (but in their
+        # catalogue) are kept as written, and not judged.
+        old, problems = baseline.load(out, catalogue)
+        if old is not None and old.unmet:
+            session = engine.Session(tuple(_paths(args.paths)), (), Path.cwd(), None)
+            old, problems = baseline.load(out, baseline.known(session.whole_catalogue()))
+        problems += [] if old is None else list(old.unmet)
     for problem in problems:
         print(problem, file=sys.stderr)
     if problems:
@@ -349,12 +361,20 @@ def baseline(args: argparse.Namespace) -> int:
     if why is not None:  # a baseline of a target that never ran would list nothing true
         print(f"harness: {target.name} did not start: {why}", file=sys.stderr)
         return exitcodes.USAGE
-    merged = rebaseline.merge(target.name, results, old, prune=args.prune)
+    # The drivers it does not announce are declined wholesale: one skip each.
+    announced = about(target, target.name, target.kind).implementation
+    drivers = {d for d in catalogue.values() if d is not None}
+    unannounced = frozenset() if announced is None else frozenset(drivers - announced.drivers)
+    merged = rebaseline.merge(
+        target.name, results, old, prune=args.prune, drivers=catalogue, unannounced=unannounced
+    )
     text = rebaseline.render(merged.baseline, rebaseline.header_of(out, target.name))
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text, encoding="utf-8")
     failing, skipped = rebaseline.counts(merged.baseline)
     changes = f"{merged.added} entries added, {merged.stale} stale"
+    if merged.folded:
+        changes += f", {merged.folded} scenario skips folded into driver skips"
     if args.prune:
         changes += f", {merged.pruned} pruned"
     elif merged.stale:
@@ -522,6 +542,12 @@ def parser() -> argparse.ArgumentParser:
         "--show-known",
         action="store_true",
         help="print the current diff of each failure a baseline lists (quiet by default)",
+    )
+    p.add_argument(
+        "--strict-baseline",
+        action="store_true",
+        help="a baseline entry naming a scenario or driver the run's catalogue lacks is a "
+        "usage error (by default: one summary line, the entries not judged)",
     )
     p.add_argument("--allow-exec", action="store_true", help=ALLOW_EXEC_HELP)
     p.add_argument(
@@ -691,7 +717,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def mutants_(args: argparse.Namespace) -> int:
-    from harness.reports import mutants  # noqa: PLC0415  (only this command needs it)
+    from harness.mutation import runner as mutants  # noqa: PLC0415  (only this command needs it)
 
     paths = [Path(p) for p in args.scenarios] or [Path("scenarios/agent-cli")]
     modules = args.module or list(mutants.MODULES)

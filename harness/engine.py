@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+import textwrap
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -21,13 +22,13 @@ from typing import Any
 import pytest
 
 from harness import exitcodes, seams, shards, targets
+from harness.baselines.verdicts import Baseline, Stale, judge, known, stale
+from harness.baselines.verdicts import load as load_baseline
 from harness.catalogue import loader
 from harness.catalogue.scenario import Scenario
 from harness.exceptions import Problem
 from harness.reports import differential as disagreements
 from harness.reports import drift, render
-from harness.reports.baseline import Baseline, judge, known
-from harness.reports.baseline import load as load_baseline
 from harness.reports.drift import Drift
 from harness.reports.versions import TargetInfo, cli_of
 from harness.seams import RunOptions
@@ -144,6 +145,9 @@ class Session:
     clis: tuple[str, ...] = ()
     #: Print the current diff of each failure a baseline lists (quiet otherwise).
     show_known: bool = False
+    #: A baseline entry naming a scenario or driver the run's catalogue lacks is
+    #: a usage error, not one summary line.
+    strict_baseline: bool = False
     loaded: loader.Loaded | None = None
     results: list[CaseResult] = field(default_factory=list)
     #: What the cases saw of each target, by name, merged over processes.
@@ -228,7 +232,7 @@ class Session:
         baseline or expectations file (whose own failing case ``-k`` may have
         deselected), an unexplained disagreement or a stale entry.
         """
-        if self.problems() or self.not_started():
+        if self.problems() or self.not_started() or self.stale_entries():
             return True
         return bool(self.results) and self.differential().failing
 
@@ -256,11 +260,13 @@ class Session:
                     # costs a short run most of its time, and only a baseline
                     # naming scenarios outside the run needs it.
                     baseline, found = baseline_for(self.baselines, name, narrow)
-                    if found:
+                    if baseline is not None and baseline.unmet:
                         wide = wide or known(self.whole_catalogue())
                         baseline, found = baseline_for(self.baselines, name, wide)
                     baselines[name] = baseline
                     problems += found
+                    if baseline is not None and self.strict_baseline:
+                        problems += baseline.unmet
                     if baseline is not None and baseline.target != name:
                         path = baseline_path(self.baselines, name)
                         problems.append(
@@ -293,6 +299,21 @@ class Session:
         if wider:
             found |= {s.id: s for s in loader.load(sorted(wider)).scenarios}
         return [found[k] for k in sorted(found)]
+
+    def stale_entries(self) -> list[tuple[str, Baseline, Stale]]:
+        """
+        Each baseline entry this run's cases no longer bear out, by target:
+        `baseline.stale`, the count ``harness baseline --prune`` removes.
+        A target that did not start is judged by nothing.
+        """
+        down = {a.target for a in self.not_started()}
+        found = []
+        for target, baseline in sorted(self.baselines_and_problems()[0].items()):
+            if baseline is None or target in down:
+                continue
+            mine = [r for r in self.results if r.target == target]
+            found += [(target, baseline, s) for s in stale(baseline, mine)]
+        return found
 
     @property
     def baseline_problems(self) -> list[Problem]:
@@ -350,6 +371,7 @@ class Session:
         lines = []
         skips = render.skip_counts(self.results)
         baselines = self.baselines_and_problems()[0]
+        stale_entries = self.stale_entries()
         for target in sorted({r.target for r in self.results}):
             mine = [r for r in self.results if r.target == target]
             about = self.abouts.get(target)
@@ -363,13 +385,23 @@ class Session:
             counts = Counter(r.status for r in mine)
             shown = ", ".join(f"{counts.get(status, 0)} {status}" for status in STATUSES)
             baseline = baselines.get(target)
+            gone = [s for t, _, s in stale_entries if t == target]
             if baseline is not None:
                 verdicts = Counter(r.verdict for r in mine)
                 shown += (
                     f"; baseline {shown_path(baseline.path)}: {verdicts['expected']} expected, "
-                    f"{verdicts['regression']} regressions, {verdicts['stale']} stale"
+                    f"{verdicts['regression']} regressions, {len(gone)} stale"
                 )
             lines.append(f"harness: {target}: {shown}")
+            if baseline is not None:
+                where = shown_path(baseline.path)
+                lines += [
+                    f"harness: {target}: stale baseline entry {where}:{s.entry.line}: "
+                    f"{s.label}: {s.why}; remove it (harness baseline --prune)"
+                    for s in gone
+                ]
+                if baseline.unmet and not self.strict_baseline:
+                    lines.append(f"harness: {target}: baseline {where}: {baseline.unmet_summary()}")
             lines += [
                 f"harness: {target}: {row['count']} skipped by "
                 f"{render.SKIPPED_BY_WORDS.get(row['skipped_by'], row['skipped_by'])}: "
@@ -378,6 +410,7 @@ class Session:
             ]
             if baseline is None and (counts["failed"] or counts["errored"]):
                 lines.append(f"harness: {target}: {self._no_baseline(target)}")
+        lines += self._failing_cases()
         if self.show_known:
             lines += self._known_diffs(baselines)
         found = self.differential()
@@ -412,6 +445,28 @@ class Session:
             return "no baseline (name the target, NAME=SPEC, to read DIR/NAME.yaml)"
         where = shown_path(str(path))
         return f"no baseline at {where} (harness baseline --target {target}=... writes one)"
+
+    def _failing_cases(self) -> list[str]:
+        """
+        A line per case that fails the run (stale entries are listed by entry),
+        with its scenario's title and file: pytest's own short summary would
+        name the harness's test module, an installed package's path.
+        """
+        scenarios = {s.id: s for s in self.catalogue().scenarios}
+        lines = []
+        for result in sorted(self.results, key=lambda r: (r.target, r.scenario)):
+            failing = result.verdict == "regression" or (
+                result.verdict is None and result.status in {"failed", "errored"}
+            )
+            scenario = scenarios.get(result.scenario)
+            if not failing or scenario is None:
+                continue
+            where = f"{loader.shown(scenario.path, Path.cwd())}:{scenario.line}"
+            lines.append(
+                f"harness: {result.target}: {result.status.upper()} {result.scenario}: "
+                f"{scenario.title} ({where})"
+            )
+        return lines
 
     def _known_diffs(self, baselines: Mapping[str, Baseline | None]) -> list[str]:
         """Each failure a baseline lists, with its baseline entry and what differs now."""
@@ -452,7 +507,7 @@ class Session:
         found = self.differential() if self.results else disagreements.Differential()
         counted = [
             (verdicts["regression"], "regression"),
-            (verdicts["stale"], "stale baseline entry"),
+            (len(self.stale_entries()), "stale baseline entry"),
             (len(found.unexplained), "unexplained disagreement"),
             (len(found.stale), "stale differential entry"),
             (len(self.not_started()), "target that could not start"),
@@ -545,27 +600,50 @@ def merged(
     return session
 
 
-def verdict(result: CaseResult) -> None:
-    """Turn a case result (and its baseline verdict) into the pytest outcome of the test."""
+def introduce(scenario: Scenario | None) -> str:
+    """
+    What a failing case says of its scenario before the diff: its title, why
+    it exists (its description), and where it is written, relative to the
+    catalogue, with the command that shows it as written.
+    """
+    if scenario is None:
+        return ""
+    lines = [f"  {scenario.title}"] if scenario.title else []
+    why = " ".join(scenario.description.split())
+    if why:
+        lines += textwrap.wrap(why, 88, initial_indent="  why: ", subsequent_indent="       ")
+    where = f"{loader.shown(scenario.path, Path.cwd())}:{scenario.line}"
+    lines.append(f"  scenario: {where} (harness show {scenario.id})")
+    return "".join(f"\n{line}" for line in lines)
+
+
+def verdict(result: CaseResult, scenario: Scenario | None = None) -> None:
+    """
+    Turn a case result (and its baseline verdict) into the pytest outcome of
+    the test; a failing one says which scenario it is (`introduce`) first.
+    """
     if result.verdict == "expected":
         pytest.xfail(f"known failure: {result.note}")
+    intro = introduce(scenario)
     if result.verdict == "stale":
-        pytest.fail(f"{result.case_id}: stale baseline entry: {result.note}", pytrace=False)
+        pytest.fail(f"{result.case_id}: stale baseline entry: {result.note}{intro}", pytrace=False)
     if result.status == "skipped":
         if result.verdict == "regression":
             pytest.fail(
-                f"{result.case_id}: skipped ({result.reason}), {result.note}", pytrace=False
+                f"{result.case_id}: skipped ({result.reason}), {result.note}{intro}",
+                pytrace=False,
             )
         pytest.skip(result.reason or "skipped")
     shown = f"\n{result.context}" if result.context else ""
     if result.status == "errored":
-        pytest.fail(f"errored: {result.reason}{shown}", pytrace=False)
+        pytest.fail(f"errored: {result.reason}{intro}{shown}", pytrace=False)
     if result.status == "failed":
         diff = "\n".join(m.render() for m in result.mismatches)
         got = result.outcome
         summary = "" if got is None else f"\noutcome: {got.summary()}"
         pytest.fail(
-            f"{result.case_id} does not meet its expectation\n{diff}{summary}{shown}", pytrace=False
+            f"{result.case_id} does not meet its expectation{intro}\n{diff}{summary}{shown}",
+            pytrace=False,
         )
 
 

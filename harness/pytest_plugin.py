@@ -78,6 +78,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=False,
         help="print the current diff of each failure a baseline lists",
     )
+    group.addoption(
+        "--harness-strict-baseline",
+        action="store_true",
+        default=False,
+        help="a baseline entry naming a scenario or driver the run lacks is a usage error",
+    )
 
 
 _OPTIONS = (
@@ -88,6 +94,7 @@ _OPTIONS = (
     "harness_reports",
     "harness_allow_exec",
     "harness_show_known",
+    "harness_strict_baseline",
     "harness_shard",
 )
 
@@ -134,6 +141,7 @@ def _session(config: pytest.Config) -> Session:
             options=RunOptions(allow_exec=config.getoption("harness_allow_exec")),
             clis=tuple(config.getoption("harness_cli")),
             show_known=config.getoption("harness_show_known"),
+            strict_baseline=config.getoption("harness_strict_baseline"),
             shard=_shard(config),
         )
         if not hasattr(config, "workerinput"):

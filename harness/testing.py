@@ -19,4 +19,4 @@ def test_scenario(harness_case: Case, request: pytest.FixtureRequest) -> None:
     result = harness_case.run()
     request.node.user_properties.append((RESULT_PROPERTY, result_to_json(result)))
     request.node.user_properties.append((TARGET_PROPERTY, harness_case.about()))
-    verdict(result)
+    verdict(result, harness_case.scenario)

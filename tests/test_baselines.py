@@ -5,15 +5,16 @@ Baselines of known failures: loading, verdicts, and the run's exit status.
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
+from harness.baselines import verdicts as baseline
 from harness.catalogue import loader
 from harness.cli import main
-from harness.reports import baseline
 from harness.seams.case import CaseResult
 from harness.seams.compare import Mismatch
 
@@ -157,7 +158,13 @@ def _write(tmp_path: Path, body: str) -> Path:
 )
 def test_bad_baselines_are_one_line(tmp_path: Path, body: str, expected: str) -> None:
     loaded, problems = baseline.load(_write(tmp_path, body), KNOWN)
-    assert loaded is None
+    if "unknown scenario" in expected or "no scenario drives" in expected:
+        # Unmet, not bad: loaded without it, and the problem a strict run reports.
+        assert loaded is not None
+        assert problems == []
+        problems = list(loaded.unmet)
+    else:
+        assert loaded is None
     assert len(problems) == 1
     assert str(problems[0]).startswith(str(tmp_path / expected.split(":", 1)[0]))
     assert expected.split(":", 1)[1] in str(problems[0])
@@ -208,7 +215,14 @@ def test_skip_verdicts() -> None:
     # The harness's and the scenario's own skips need no entry, and an entry for one is stale.
     assert baseline.judge(_skipped("harness"), empty) == (None, "")
     assert baseline.judge(_skipped("scenario"), empty) == (None, "")
-    assert baseline.judge(_skipped("scenario"), skips)[0] == "stale"
+    # A scenario skip the scenario makes itself is stale; inside a driver skip it is neutral
+    # (the driver's other cases may still be declined by the target: `stale` decides).
+    by_scenario = baseline.Skip("codex-happy", None, "not this", frozenset({"codex-happy"}))
+    assert (
+        baseline.judge(_skipped("scenario"), baseline.Baseline("naive", skips=(by_scenario,)))[0]
+        == "stale"
+    )
+    assert baseline.judge(_skipped("scenario"), skips) == (None, "")
     # Without a baseline, nothing about skips is judged.
     assert baseline.judge(_skipped("target"), None) == (None, "")
 
@@ -318,9 +332,42 @@ def test_a_bad_file_fails_a_run_that_deselects_its_case(
     )
     argv = ["run", str(ROOT / "scenarios" / "agent-cli"), "--target", "reference-inproc"]
     argv += ["-k", "codex-happy", "--baselines", str(baselines), "--reports", "", *workers]
-    assert main(argv) == 4
+    assert main([*argv, "--strict-baseline"]) == 4
     out = capsys.readouterr().out
     assert "reference-inproc.yaml:3:5: known_failures[0].scenario: unknown scenario" in out
+
+
+def test_a_baseline_for_another_catalogue_is_one_summary_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """
+    A baseline written over the bundled catalogue, used with one's own folder
+    of scenarios: what it names that the folder lacks is one line, not an
+    error (unless --strict-baseline), and what it names that ran is judged.
+    """
+    mine = tmp_path / "mine"
+    shutil.copytree(ROOT / "scenarios" / "agent-cli" / "schemas", mine / "schemas")
+    (mine / "codex").mkdir()
+    shutil.copy(ROOT / "scenarios" / "agent-cli" / "codex" / "terminals.yaml", mine / "codex")
+    baselines = tmp_path / "baselines"
+    baselines.mkdir()
+    body = "target: reference-inproc\nknown_failures:\n"
+    body += "".join(f"  - scenario: elsewhere-{i}\n    reason: not here\n" for i in range(5))
+    body += "skips:\n  - driver: cursor\n    reason: no cursor in my folder\n"
+    (baselines / "reference-inproc.yaml").write_text(body)
+    argv = ["run", str(mine), "--target", "reference-inproc", "--baselines", str(baselines)]
+    argv += ["--reports", ""]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    unmet = [line for line in out.splitlines() if "not judged" in line]
+    assert len(unmet) == 1, out
+    assert "6 entries name a scenario or driver this run's catalogue does not have" in unmet[0]
+    assert "reference-inproc.yaml:3: unknown scenario 'elsewhere-0'" in unmet[0]
+    assert main([*argv, "--strict-baseline"]) == 4
+    out = capsys.readouterr().out
+    assert "harness: rejected " in out
+    assert "known_failures[4].scenario: unknown scenario 'elsewhere-4'" in out
+    assert "skips[0].driver: no scenario drives 'cursor'" in out
 
 
 SLY = f"sly=cmd:{sys.executable} {ROOT / 'tests' / 'misbehaving_adaptor.py'} skipped:codex-happy"

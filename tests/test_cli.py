@@ -96,6 +96,33 @@ def test_run_subset_writes_reports_and_junit(
     assert (reports / "junit.xml").read_text().count("<testcase ") == 1
 
 
+def test_a_failing_case_says_which_scenario_it_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """
+    Title, why and file before the diff, the file relative to the catalogue
+    when the run is elsewhere (as from an installed wheel), and never the
+    path of the harness's own test module.
+    """
+    monkeypatch.chdir(tmp_path)
+    wrong = "claude-json-result-without-structured-output"
+    (scenario,) = [s for s in loader.load([ROOT / "scenarios"]).scenarios if s.id == wrong]
+    argv = ["run", str(ROOT / "scenarios" / "agent-cli" / "claude")]
+    argv += ["--target", "naive=python:tests.adaptors:naive", "-k", wrong, "--reports", ""]
+    assert main(argv) == 1
+    out = capsys.readouterr().out
+    where = f"agent-cli/claude/{scenario.path.name}:{scenario.line}"
+    intro = f"{wrong}[naive] does not meet its expectation\n  {scenario.title}\n  why: "
+    assert intro in out
+    assert f"\n  scenario: {where} (harness show {wrong})\nerror:\n" in out
+    said = " ".join(scenario.description.split())
+    assert said[:60] in " ".join(out.split())
+    assert f"harness: naive: FAILED {wrong}: {scenario.title} ({where})" in out
+    assert "testing.py" not in out
+    assert "site-packages" not in out
+    assert str(ROOT) not in out
+
+
 def test_run_by_tag(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code = main(
         [

@@ -33,6 +33,7 @@ def test_node_example_meets_its_baseline(
             spec,
             "--baselines",
             str(ROOT / "baselines"),
+            "--strict-baseline",
             "--reports",
             str(tmp_path),
         ]

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.reports import mutants as runner
-from harness.reports.mutate import Mutant, install, mutants, mutated_tree
+from harness.mutation import runner
+from harness.mutation.operators import Mutant, install, mutants, mutated_tree
 
 SOURCE = textwrap.dedent(
     '''\

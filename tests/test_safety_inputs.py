@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
+from harness.baselines import verdicts as baseline
 from harness.catalogue import loader, yamlpos
 from harness.catalogue.files import MAX_BYTES
-from harness.reports import baseline
 from harness.targets.serve import serve
 
 HEADER = "title: t\ndescription: d\nclauses: [CDX-01]\nseam: agent-cli\n"

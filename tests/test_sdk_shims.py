@@ -70,6 +70,7 @@ def _run_catalogue(target: str, spec: str, tmp_path: Path) -> int:
             f"{target}={spec}",
             "--baselines",
             str(ROOT / "baselines"),
+            "--strict-baseline",
             "--reports",
             str(tmp_path),
         ]

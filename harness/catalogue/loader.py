@@ -403,6 +403,22 @@ def catalogue_folder(given: Path) -> Path:
     return given
 
 
+def shown(path: Path, root: Path) -> str:
+    """
+    A scenario file as a person is shown it: relative to ``root`` (the
+    working folder) when it lies inside, else relative to the catalogue that
+    holds it (``agent-cli/claude/json.yaml``), never an install's absolute
+    path (``.../site-packages/harness/catalogue/bundled/...``).
+    """
+    resolved = path.resolve()
+    for base in (root, catalogue_folder(path.parent)):
+        try:
+            return resolved.relative_to(base.resolve()).as_posix()
+        except ValueError:
+            continue
+    return path.name
+
+
 def load(paths: Iterable[Path]) -> Loaded:
     """Load every scenario under ``paths``; never raises for a bad file."""
     scenarios: list[Scenario] = []

@@ -16,7 +16,7 @@ and replay through hypothesis's example database; `write` turns a finding
 into a scenario file; `main` is the command.  It sits above the reports
 (it reuses the differential's projection) and runs seams and targets.
 
-May import: `harness.record`, `harness.reports`, `harness.seams`, `harness.targets`,
-`harness.systems`, `harness.adaptor`, `harness.catalogue`,
-`harness.exceptions`, `providers_fake`.
+May import: `harness.record`, `harness.mutation`, `harness.reports`,
+`harness.baselines`, `harness.seams`, `harness.targets`, `harness.systems`,
+`harness.adaptor`, `harness.catalogue`, `harness.exceptions`, `providers_fake`.
 """

@@ -9,7 +9,8 @@ CLI replays it (`transcript`, `matcher`, `proposals`) and whose expectation
 is the reference pipeline's outcome.  `scrub` keeps secrets and per-run ids
 out of both; `write` proves a file lints before it is written.
 
-May import: `harness.reports`, `harness.seams`, `harness.targets`,
-`harness.systems`, `harness.adaptor`, `harness.catalogue` and
+May import: `harness.mutation`, `harness.reports`, `harness.baselines`,
+`harness.seams`, `harness.targets`, `harness.systems`, `harness.adaptor`,
+`harness.catalogue` and
 `harness.exceptions` (it sits just below the front: only `harness.cli` uses it).
 """

@@ -1,12 +1,15 @@
 """
-What a run leaves behind: reports, baselines, the differential, the benchmark.
+What a run leaves behind: the reports, the differential, the drift, the benchmark.
 
 `render` writes the matrix, failures, coverage, catalogue, JSON and JUnit
-reports (`about`: which implementation each target was, or why it did not
-start); `baseline` judges results against a target's known failures;
-`differential` pairs the reference models with the real CLIs on the
-model-api seam; `bench` measures what scenarios and fakes cost.
+reports and `html` the one-page report (`about`: which implementation each
+target was, or why it did not start); `differential` pairs the reference
+models with the real CLIs on the model-api seam; `drift` follows a CLI from
+one release to the next and `versions` the clauses by release; `bench`
+measures what scenarios and fakes cost.  Baselines (`harness.baselines`)
+and mutation testing (`harness.mutation`) have their own packages.
 
-May import: `harness.seams`, `harness.targets`, `harness.systems`,
-`harness.adaptor`, `harness.catalogue`, `harness.exceptions`, `providers_fake`.
+May import: `harness.baselines`, `harness.seams`, `harness.targets`,
+`harness.systems`, `harness.adaptor`, `harness.catalogue`,
+`harness.exceptions`, `providers_fake`.
 """

@@ -24,6 +24,7 @@ from typing import Any
 
 from harness import seams
 from harness.adaptor.environment import scrub
+from harness.catalogue import loader
 from harness.catalogue.clauses import families, registry
 from harness.catalogue.scenario import Scenario
 from harness.exceptions import Problem
@@ -138,10 +139,7 @@ class Report:
         return skip_counts(self.results)
 
     def relative(self, path: Path) -> str:
-        try:
-            return path.resolve().relative_to(self.root.resolve()).as_posix()
-        except ValueError:
-            return path.name
+        return loader.shown(path, self.root)
 
     def coverage(self) -> list[dict[str, Any]]:
         by_clause: dict[str, list[str]] = {}

@@ -1,7 +1,7 @@
 """
 Mutation testing of the agent-cli catalogue (``harness mutants``, ``make mutants``).
 
-A catalogue is worth what it catches.  Each mutant (`harness.reports.mutate`)
+A catalogue is worth what it catches.  Each mutant (`harness.mutation.operators`)
 changes one operator in one module of the reference pipeline; the agent-cli
 catalogue then runs on the in-process reference, stopping at the first case
 that no longer passes.  A mutant that no case notices *survived*: either the
@@ -37,7 +37,7 @@ from harness import targets
 from harness.catalogue import loader, yamlfile
 from harness.catalogue.scenario import Scenario, Seam
 from harness.exceptions import HarnessError, InvalidScenarios, Problem
-from harness.reports.mutate import Mutant, install, module_source, mutants
+from harness.mutation.operators import Mutant, install, module_source, mutants
 from harness.seams.case import execute
 
 #: The modules ``make mutants`` mutates: the reference pipeline of seed 001.

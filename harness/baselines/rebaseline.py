@@ -17,14 +17,15 @@ counted, unless ``prune`` removes them.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+import textwrap
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
 
-from harness.reports.baseline import WHOLE, Baseline, Entry, Skip
-from harness.reports.baseline import _failed_checks as failed_checks
+from harness.baselines.verdicts import WHOLE, Baseline, Entry, Skip, stale
+from harness.baselines.verdicts import _failed_checks as failed_checks
 from harness.seams.case import CaseResult
 
 #: The longest generated reason (the first line of an error, or the fields).
@@ -48,6 +49,8 @@ class Merged:
     added: int
     stale: int
     pruned: int
+    #: Scenario skips replaced by the driver skip that covers them.
+    folded: int = 0
 
 
 def _wanted(result: CaseResult) -> list[Entry]:
@@ -62,25 +65,34 @@ def _wanted(result: CaseResult) -> list[Entry]:
 
 
 def merge(
-    target: str, results: Iterable[CaseResult], old: Baseline | None, *, prune: bool = False
+    target: str,
+    results: Iterable[CaseResult],
+    old: Baseline | None,
+    *,
+    prune: bool = False,
+    drivers: Mapping[str, str | None] | None = None,
+    unannounced: frozenset[str] = frozenset(),
 ) -> Merged:
-    """``old`` (kept as written) with the failures and skips of ``results`` added."""
+    """
+    ``old`` (kept as written) with the failures and skips of ``results``
+    added.  ``drivers`` is the catalogue (scenario id → the driver it drives,
+    as `baseline.known` gives it) and ``unannounced`` the drivers the target
+    does not announce: the cases of such a driver it declines are one
+    ``driver`` skip, not one entry per scenario (and the old file's scenario
+    skips of that driver fold into it, the first one's reason kept).  Stale
+    entries are `baseline.stale`'s, the count a run shows.
+    """
     ordered = sorted(results, key=lambda r: r.scenario)
     old = old or Baseline(target)
+    drivers = drivers or {}
     failing = {r.scenario: r for r in ordered if r.status in {"failed", "errored"}}
     wanted = {s: _wanted(r) for s, r in failing.items()}
     declined = {
         r.scenario: r for r in ordered if r.status == "skipped" and r.skipped_by == "target"
     }
-
-    def current(entry: Entry) -> bool:
-        if entry.scenario not in wanted:
-            return False
-        return entry.check is WHOLE or any(w.check == entry.check for w in wanted[entry.scenario])
-
-    entries = [e for e in old.entries if not prune or current(e)]
-    stale = sum(not current(e) for e in old.entries)
-    pruned = len(old.entries) - len(entries)
+    found = stale(old, ordered)
+    gone = {id(s.entry) for s in found} if prune else set()
+    entries = [e for e in old.entries if id(e) not in gone]
     added = 0
     for scenario, needs in wanted.items():
         mine = [e for e in entries if e.scenario == scenario]
@@ -92,20 +104,36 @@ def merge(
         entries += new
         added += len(new)
 
-    def live(skip: Skip) -> bool:
-        return bool(skip.covers & declined.keys()) if skip.covers else skip.scenario in declined
-
-    skips = [s for s in old.skips if not prune or live(s)]
-    stale += sum(not live(s) for s in old.skips)
-    pruned += len(old.skips) - len(skips)
+    skips = [s for s in old.skips if id(s) not in gone]
+    listed = {e.scenario for e in entries}  # a case is listed as failing or skipped, not both
+    whole = {
+        d: frozenset(s for s, of in drivers.items() if of == d)
+        for d in sorted(unannounced)
+        if any(drivers.get(s) == d for s in declined)
+    }
+    folds = 0
+    for driver, covers in whole.items():
+        if any(s.driver == driver for s in skips) or covers & listed:
+            continue
+        folded = [s for s in skips if s.driver is None and s.scenario in covers]
+        first = next(r for s, r in declined.items() if s in covers)
+        why = folded[0].reason if folded else _first_line(first.reason)
+        skips = [s for s in skips if all(s is not f for f in folded)]
+        skips.append(Skip(None, driver, why, covers))
+        added += 1
+        folds += len(folded)
     covered = {c for s in skips for c in (s.covers or {s.scenario})}
     for scenario, result in declined.items():
-        if scenario in covered or scenario in failing:
+        if scenario in covered or scenario in failing or scenario in listed:
             continue
-        why = (result.reason or "skipped").splitlines()[0][:_REASON]
-        skips.append(Skip(scenario, None, why, frozenset({scenario})))
+        skips.append(Skip(scenario, None, _first_line(result.reason), frozenset({scenario})))
         added += 1
-    return Merged(Baseline(target, tuple(entries), tuple(skips)), added, stale, pruned)
+    merged = Baseline(target, tuple(entries), tuple(skips))
+    return Merged(merged, added, len(found), len(gone), folds)
+
+
+def _first_line(reason: str | None) -> str:
+    return (reason or "skipped").splitlines()[0][:_REASON]
 
 
 def render(baseline: Baseline, header: Iterable[str] = ()) -> str:
@@ -115,7 +143,7 @@ def render(baseline: Baseline, header: Iterable[str] = ()) -> str:
         lines.append(f"  - scenario: {entry.scenario}")
         if entry.check is not WHOLE:
             lines.append(f"    check: {entry.check}")
-        lines.append(f"    reason: {json.dumps(entry.reason, ensure_ascii=False)}")
+        lines += _reason(entry.reason)
     if not baseline.entries:
         lines[-1] = "known_failures: []"
     if baseline.skips:
@@ -123,8 +151,27 @@ def render(baseline: Baseline, header: Iterable[str] = ()) -> str:
     for skip in baseline.skips:
         key = "scenario" if skip.driver is None else "driver"
         lines.append(f"  - {key}: {skip.scenario if skip.driver is None else skip.driver}")
-        lines.append(f"    reason: {json.dumps(skip.reason, ensure_ascii=False)}")
+        lines += _reason(skip.reason)
     return "\n".join(lines) + "\n"
+
+
+#: The widest line `render` writes when it can fold a reason.
+_WIDTH = 88
+
+
+def _reason(reason: str) -> list[str]:
+    """
+    A reason as YAML: on its line, quoted, when it fits; else folded (``>-``)
+    into lines that read like the hand-written ones, when folding gives the
+    same text back (single spaces, printable); else quoted, however long.
+    """
+    quoted = f"    reason: {json.dumps(reason, ensure_ascii=False)}"
+    words = reason.split(" ")
+    foldable = reason.isprintable() and all(words) and not reason.startswith(("#", "-"))
+    if len(quoted) <= _WIDTH or not foldable:
+        return [quoted]
+    wrapped = textwrap.wrap(reason, _WIDTH - 6, break_long_words=False, break_on_hyphens=False)
+    return ["    reason: >-", *(f"      {line}" for line in wrapped)]
 
 
 #: What a new file starts with.

@@ -16,9 +16,18 @@ itself says a target of this kind cannot run (the real binaries offline), is
 the catalogue's business and the same for every target of that kind.
 
 Baselines are loaded like scenarios: safe YAML, the packaged schema, then
-checks that every entry names a real scenario or driver and that no two
-entries contradict each other, each problem as ``file:line:col: field:
-message``.
+checks that no two entries contradict each other, each problem as
+``file:line:col: field: message``.  An entry naming a scenario or driver the
+catalogue lacks is *unmet*: kept aside with its position, so that a baseline
+used with another folder of scenarios is one summary line, and an error only
+where the caller asks for strictness (``harness run --strict-baseline``,
+``harness baseline``).
+
+Whether an entry still holds is one computation, `stale`, over the entries
+and the results of the cases that ran: the run's summary and exit status
+and ``harness baseline --prune`` all count with it, entry by entry (a
+scenario listed per check that passes now is as many stale entries as
+checks; a driver skip whose scenarios run now is one).
 """
 
 from __future__ import annotations
@@ -30,6 +39,7 @@ from typing import Any
 
 from harness.catalogue import yamlfile
 from harness.catalogue.scenario import Request, Scenario
+from harness.catalogue.suggest import did_you_mean
 from harness.exceptions import Problem
 from harness.seams.case import CaseResult
 
@@ -60,10 +70,27 @@ class Skip:
     driver: str | None
     reason: str
     covers: frozenset[str] = frozenset()
+    #: Where the entry starts in its file.
+    line: int = 0
 
     @property
     def label(self) -> str:
         return f"scenario {self.scenario}" if self.driver is None else f"driver {self.driver}"
+
+
+@dataclass(frozen=True)
+class Stale:
+    """An entry the cases that ran no longer bear out, and why."""
+
+    entry: Entry | Skip
+    why: str
+
+    @property
+    def label(self) -> str:
+        if isinstance(self.entry, Skip):
+            return f"skip of {self.entry.label}"
+        check = f" ({self.entry.check})" if self.entry.check is not WHOLE else ""
+        return f"known failure {self.entry.scenario}{check}"
 
 
 @dataclass(frozen=True)
@@ -75,6 +102,9 @@ class Baseline:
     skips: tuple[Skip, ...] = ()
     #: The file it was read from.
     path: str = ""
+    #: Entries naming a scenario or driver the catalogue it was loaded against
+    #: lacks, each as the problem a strict reading reports; not judged.
+    unmet: tuple[Problem, ...] = ()
 
     def for_scenario(self, scenario: str) -> tuple[Entry, ...]:
         return tuple(e for e in self.entries if e.scenario == scenario)
@@ -85,7 +115,21 @@ class Baseline:
     def where(self, scenario: str) -> str:
         """``file:line`` of the first entry for ``scenario``, to point a reader at it."""
         lines = [e.line for e in self.for_scenario(scenario)]
+        skip = self.skip_for(scenario)
+        lines += [skip.line] if skip is not None and skip.line else []
         return f"{self.path}:{min(lines)}" if lines else self.path
+
+    def unmet_summary(self) -> str:
+        """The unmet entries as one line: how many, and the first of them."""
+        if not self.unmet:
+            return ""
+        first = self.unmet[0]
+        n = len(self.unmet)
+        return (
+            f"{n} {'entry names' if n == 1 else 'entries name'} a scenario or driver "
+            f"this run's catalogue does not have, not judged (first: {first.file}:"
+            f"{first.line}: {first.message}); --strict-baseline makes this an error"
+        )
 
 
 def known(scenarios: Iterable[Scenario]) -> dict[str, str | None]:
@@ -103,11 +147,21 @@ def load(path: Path, catalogue: Mapping[str, str | None]) -> tuple[Baseline | No
         return None, checked.problems
     doc: Any = checked.doc
     problem, problems = checked.problem, checked.problems
+    unmet: list[Problem] = []
+
+    def absent(at: tuple[str | int, ...], message: str) -> None:
+        # Put by `problem`, then moved aside: the same position and wording.
+        problem(at, message)
+        unmet.append(problems.pop())
+
     seen: dict[tuple[str, str | None], int] = {}
+    ignored: set[int] = set()
     for i, raw in enumerate(doc["known_failures"]):
         scenario, check = raw["scenario"], raw.get("check")
         if scenario not in catalogue:
-            problem(("known_failures", i, "scenario"), f"unknown scenario {scenario!r}")
+            hint = did_you_mean(scenario, catalogue)
+            absent(("known_failures", i, "scenario"), f"unknown scenario {scenario!r}{hint}")
+            ignored.add(i)
         if (scenario, check) in seen:
             problem(("known_failures", i), f"duplicate of entry {seen[(scenario, check)]}")
         elif (check is WHOLE and any(s == scenario for s, _ in seen)) or (
@@ -122,7 +176,14 @@ def load(path: Path, catalogue: Mapping[str, str | None]) -> tuple[Baseline | No
     failing: dict[str, int] = {}
     for (scenario, _), i in seen.items():
         failing.setdefault(scenario, i)
-    skips = _skips(doc.get("skips", []), catalogue, failing, problem)
+    skips = _skips(
+        doc.get("skips", []),
+        catalogue,
+        failing,
+        problem=problem,
+        absent=absent,
+        line_of=checked.line,
+    )
     if problems:
         return None, problems
     entries = tuple(
@@ -133,15 +194,19 @@ def load(path: Path, catalogue: Mapping[str, str | None]) -> tuple[Baseline | No
             checked.line(("known_failures", i)),
         )
         for i, raw in enumerate(doc["known_failures"])
+        if i not in ignored
     )
-    return Baseline(doc["target"], entries, skips, str(path)), []
+    return Baseline(doc["target"], entries, skips, str(path), tuple(unmet)), []
 
 
 def _skips(
     raws: list[dict[str, str]],
     catalogue: Mapping[str, str | None],
     failing: Mapping[str, int],
+    *,
     problem: Any,
+    absent: Any,
+    line_of: Any,
 ) -> tuple[Skip, ...]:
     """The ``skips`` entries, each resolved to the scenarios it covers."""
     drivers = {d for d in catalogue.values() if d is not None}
@@ -156,15 +221,14 @@ def _skips(
         if driver is not None:
             if driver not in drivers:
                 known_drivers = ", ".join(sorted(drivers)) or "none"
-                problem(
-                    (*at, "driver"), f"no scenario drives {driver!r} (drivers: {known_drivers})"
-                )
+                absent((*at, "driver"), f"no scenario drives {driver!r} (drivers: {known_drivers})")
                 continue
             covers = frozenset(s for s, d in catalogue.items() if d == driver)
         else:
             assert scenario is not None
             if scenario not in catalogue:
-                problem((*at, "scenario"), f"unknown scenario {scenario!r}")
+                hint = did_you_mean(scenario, catalogue)
+                absent((*at, "scenario"), f"unknown scenario {scenario!r}{hint}")
                 continue
             covers = frozenset({scenario})
         for each in sorted(covers):
@@ -179,7 +243,7 @@ def _skips(
                 )
                 break
         covered.update(dict.fromkeys(covers, i))
-        out.append(Skip(scenario, driver, raw["reason"].strip(), covers))
+        out.append(Skip(scenario, driver, raw["reason"].strip(), covers, line_of(at)))
     return tuple(out)
 
 
@@ -232,7 +296,7 @@ def _judge_skip(
         # A known failure that is not run any more is no longer checked.
         return "stale", f"listed as a known failure ({reasons}) but skipped now; remove the entry"
     if result.skipped_by != "target":
-        if skip is not None:
+        if skip is not None and skip.driver is None:
             return "stale", (
                 f"listed as skipped ({skip.label}), but the {result.skipped_by} skips it for "
                 "every target of this kind; remove the entry"
@@ -243,3 +307,37 @@ def _judge_skip(
     if skip is None:
         return "regression", "skipped by the target, and the baseline lists no such skip"
     return None, skip.reason
+
+
+def stale(baseline: Baseline, results: Iterable[CaseResult]) -> tuple[Stale, ...]:
+    """
+    Every entry of ``baseline`` the results no longer bear out, in file
+    order.  Only entries whose scenarios ran are judged (a run over part of
+    the catalogue says nothing of the rest).  A known failure is stale when
+    its case passes or is skipped now, or no longer fails on its check; a
+    skip, when a case it covers runs now, or when none of its cases is
+    skipped by the target (the harness or the scenario skips them for every
+    target of this kind).  A case the harness skips inside a driver skip is
+    neither here nor there.
+    """
+    ran = {r.scenario: r for r in results}
+    found = []
+    for entry in baseline.entries:
+        result = ran.get(entry.scenario)
+        if result is None:
+            continue
+        if result.status in {"passed", "skipped"}:
+            found.append(Stale(entry, f"{result.status} now"))
+        elif entry.check is not WHOLE and entry.check not in _failed_checks(result):
+            found.append(Stale(entry, f"{entry.check} passes now"))
+    for skip in baseline.skips:
+        mine = [ran[s] for s in sorted(skip.covers) if s in ran]
+        running = [r.scenario for r in mine if r.status != "skipped"]
+        if running:
+            more = f" (and {len(running) - 1} more)" if len(running) > 1 else ""
+            found.append(Stale(skip, f"{running[0]} runs now{more}"))
+        elif mine and all(r.skipped_by != "target" for r in mine):
+            by = " and the ".join(sorted({str(r.skipped_by) for r in mine}))
+            why = f"the {by} skips it for every target of this kind"
+            found.append(Stale(skip, why))
+    return tuple(sorted(found, key=lambda s: s.entry.line))
