@@ -14,7 +14,8 @@ seam, on the reference models or the real binaries; `values` generates
 values from the schema and finds the ones two layers judge differently;
 `main` is the command and its two renderings (text and JSON lines).
 
-May import: `harness.fuzz`, `harness.record`, `harness.reports`, `harness.seams`, `harness.targets`,
+May import: `harness.fuzz`, `harness.record`, `harness.mutation`, `harness.reports`,
+`harness.baselines`, `harness.seams`, `harness.targets`,
 `harness.systems`, `harness.adaptor`, `harness.catalogue`, `harness.exceptions`,
 `providers_fake`.
 """
