@@ -18,8 +18,8 @@ from functools import cached_property, lru_cache
 from packaging.specifiers import InvalidSpecifier, Specifier, SpecifierSet
 from packaging.version import Version
 
-#: The CLIs that have versions: the model-api seam's.
-CLIS = ("claude", "codex")
+#: The CLIs that have versions: the ones with a real binary (providers_fake.api.realcli).
+CLIS = ("claude", "codex", "codebuddy")
 _VERSION = re.compile(r"(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)")
 _CLAUSE = re.compile(r"(<=|>=|==|!=|<|>)\s*(\S+)")
 
