@@ -38,6 +38,9 @@ from providers_fake.cli.jsonout import dumps_py
 
 #: The CLIs with a rich transport (stream-json) beside their batch one (json).
 _STREAMING = frozenset({"claude", "cursor"})
+#: Drivers whose built-in descriptor keeps structured output off their stream-json
+#: transport: a stream-json transcript of theirs is replayed by declaring it there.
+_STREAMED_BY_DESCRIPTOR = frozenset({"codebuddy"})
 _LONGEST_MESSAGE = 300
 #: Records explained by events; each check replays the script so far, so the cost grows
 #: with the square of the length, and later records are kept verbatim.
@@ -134,6 +137,14 @@ def _request(options: Options, transcript: Transcript) -> dict[str, Any]:
     streamed = transcript.framing == "lines" and transcript.records and not transcript.single_result
     if options.driver in _STREAMING and streamed:
         request["mode"] = "stream"
+    elif options.driver in _STREAMED_BY_DESCRIPTOR and streamed:
+        declared = BUILTIN[options.driver]
+        request["descriptor"] = {
+            "native": declared.native,
+            "prompt": declared.prompt,
+            "run": declared.run,
+            "streaming": True,
+        }
     elif options.driver in _STREAMING:
         # The consumer's mode does not choose the transport (seed 001): a json
         # transcript is replayed by declaring structured output unsupported on

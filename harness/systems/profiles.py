@@ -147,6 +147,20 @@ class CodexProfile:
 
 # -- CodeBuddy Code ---------------------------------------------------------------------
 
+#: The StructuredOutput parameters CodeBuddy sends when it has no usable schema.
+WRAPPED_PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "data": {
+            "type": "object",
+            "description": "The structured data object that matches the requested JSON schema.",
+            "additionalProperties": True,
+        }
+    },
+    "required": ["data"],
+    "additionalProperties": False,
+}
+
 #: One release probed so far (2.117.0, the one @tencent-ai/agent-sdk@0.3.201
 #: ships), so every row spans all versions; a release found to differ splits a row.
 CODEBUDDY = Table(
@@ -163,22 +177,11 @@ CODEBUDDY = Table(
         entry(
             "structured_output_parameters",
             ">=0.0.0",
-            {
-                "type": "object",
-                "properties": {
-                    "data": {
-                        "type": "object",
-                        "description": (
-                            "The structured data object that matches the requested JSON schema."
-                        ),
-                        "additionalProperties": True,
-                    }
-                },
-                "required": ["data"],
-                "additionalProperties": False,
-            },
-            """docs/versions.md, CodeBuddy: 2.117.0 sends the StructuredOutput function with these
-            parameters (strict false) whatever the --json-schema, never the schema itself""",
+            {"valid_schema": "the schema", "invalid_schema": WRAPPED_PARAMETERS},
+            """docs/versions.md, CodeBuddy: 2.117.0 sends the StructuredOutput function
+            (strict false) with the --json-schema as its parameters, but with a
+            {data: object} wrapper when the schema is not JSON Schema, and, racing its
+            start-up, on some runs' first requests too""",
         ),
     ),
 )
