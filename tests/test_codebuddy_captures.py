@@ -18,6 +18,7 @@ import pytest
 
 import providers_fake
 from harness.catalogue import loader
+from harness.record import importer
 from harness.systems.profiles import WRAPPED_PARAMETERS
 from tests import codebuddy_captures as captures
 from tests.capture_compare import compare_codebuddy
@@ -123,3 +124,16 @@ def test_every_replayed_capture_but_text_has_a_scenario(catalogue: loader.Loaded
         s.capture for s in catalogue.scenarios if s.capture and s.capture.startswith("codebuddy-")
     }
     assert named == {f"codebuddy-{n}" for n in _replayed() if n not in STEPS}
+
+
+@pytest.mark.parametrize("name", ["success-json", "prose-only-json"])
+def test_a_real_json_array_imports_as_events(name: str) -> None:
+    """``harness import --driver codebuddy`` explains the real array item by item."""
+    schema = Path(__file__).resolve().parent.parent / "scenarios/agent-cli/schemas/diagnosis.json"
+    done = importer.import_transcript(
+        importer.Options("codebuddy", captures.FOLDER / f"{name}.stdout", schema)
+    )
+    kinds = [step if isinstance(step, str) else next(iter(step)) for step in done.steps]
+    assert not {"raw", "line"} & set(kinds), kinds
+    assert kinds[0] == "init"
+    assert kinds[-1] == "result"
