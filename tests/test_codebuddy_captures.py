@@ -79,7 +79,10 @@ def test_real_codebuddy_prints_its_capture_again(name: str) -> None:
     fake.assert_no_unexpected()
     assert len(fake.requests) == meta["requests_made"]
     kept = captures.requests_of(fake, run.workdir)[: captures.KEPT_REQUESTS]
-    schema = json.loads(captures.CASES[name].schema)
+    try:
+        schema = json.loads(captures.CASES[name].schema)
+    except ValueError:
+        schema = None  # `not json`: the CLI sends the wrapper
     assert _racy(kept, schema) == _racy(meta["requests_to_model_api"], schema)
 
 
