@@ -89,6 +89,13 @@ def version_dir(cli: str, version: str, root: Path | None = None) -> Path:
     return (install_dir() if root is None else root) / f"{cli}-{version}"
 
 
+def release(cli: str, version: str) -> str:
+    """``@openai/codex@0.169.0``; CodeBuddy's version is its CLI's, not its package's."""
+    if cli == "codebuddy":
+        return f"CodeBuddy Code {version} ({PACKAGES[cli]})"
+    return f"{PACKAGES[cli]}@{version}"
+
+
 def install_command(cli: str, version: str, root: Path) -> str:
     """The command that installs ``cli`` at ``version`` where `locate` looks for it (the pins: the
     script without versions installs them all)."""
@@ -120,11 +127,9 @@ def locate(cli: str, root: Path | None = None, version: str | None = None) -> Pa
     if chosen is None:
         place, seen = found[0]
         what = "is not installed" if seen is None else f"is version {seen}"
-        name = f"{package}@{wanted}"
-        if cli == "codebuddy":
-            name = f"CodeBuddy Code {wanted} ({package})"
+        command = install_command(cli, wanted, root)
         raise FileNotFoundError(
-            f"{name} {what} under {place}; run `{install_command(cli, wanted, root)}`, "
+            f"{release(cli, wanted)} {what} under {place}; run `{command}`, "
             f"point {DIR_ENV} at an install, or set {SWITCH_ENV}=off to leave the real CLIs out"
         )
     if cli == "codex":
