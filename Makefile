@@ -57,8 +57,8 @@ $(CLAUDE_AJV_STAMP): $(CLAUDE_AJV)/package-lock.json
 # command when it is missing).
 ajv: $(CLAUDE_AJV_STAMP)
 
-# The pinned real claude and codex binaries, installed outside the repository;
-# the tests drive them against the fake model APIs.
+# The pinned real claude, codex and codebuddy binaries, installed outside the
+# repository; the tests drive them against the fake model APIs.
 real-clis:
 	sh scripts/install-real-clis.sh
 

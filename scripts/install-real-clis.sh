@@ -1,14 +1,19 @@
 #!/bin/sh
 # Install the real agent CLIs the model-api tests run against the fake APIs.
 #
-# Usage: scripts/install-real-clis.sh [DIR] [claude=VERSION] [codex=VERSION]
+# Usage: scripts/install-real-clis.sh [DIR] [claude=VERSION] [codex=VERSION] [codebuddy=VERSION]
 #   DIR defaults to $HARNESS_REAL_CLIS_DIR, else
 #   ${XDG_CACHE_HOME:-$HOME/.cache}/structured-output-harness/real-clis
 #
 # Without a version: the pinned pair, @anthropic-ai/claude-code@2.1.328 and
 # @openai/codex@0.169.0, into DIR itself.  They are pinned because the captures
 # they are checked against were taken with exactly these versions; `make test`
-# installs only them.
+# installs only them.  Beside them, CodeBuddy Code 2.117.0 at its pin, into
+# DIR/codebuddy-2.117.0 (its own prefix, so the pinned pair's folder is never
+# rewritten): it is published only inside CodeBuddy's SDK package,
+# @tencent-ai/agent-sdk@0.3.201 ships it as cli/bin/codebuddy (Node only), so
+# a CodeBuddy version is installed through the SDK release that ships it
+# (`codebuddy_sdk`, which knows only the releases checked by hand).
 #
 # With cli=VERSION: that published version into DIR/CLI-VERSION (its own npm
 # prefix, e.g. DIR/claude-2.1.235), so that any number of versions live side by
@@ -27,14 +32,16 @@ CLAUDE_PACKAGE=@anthropic-ai/claude-code
 CLAUDE_VERSION=2.1.328
 CODEX_PACKAGE=@openai/codex
 CODEX_VERSION=0.169.0
+CODEBUDDY_PACKAGE=@tencent-ai/agent-sdk
+CODEBUDDY_VERSION=2.117.0
 
 DIR=
 VERSIONS=
 for arg in "$@"; do
     case $arg in
-        claude=* | codex=*) VERSIONS="$VERSIONS $arg" ;;
+        claude=* | codex=* | codebuddy=*) VERSIONS="$VERSIONS $arg" ;;
         *=*)
-            echo "install-real-clis: unknown CLI in '$arg' (claude=VERSION or codex=VERSION)" >&2
+            echo "install-real-clis: unknown CLI in '$arg' (claude=, codex= or codebuddy=VERSION)" >&2
             exit 2
             ;;
         *)
@@ -78,14 +85,30 @@ command -v npm >/dev/null 2>&1 || { echo "install-real-clis: npm is required" >&
 
 # Whether prefix $1 holds package $2 at version $3 with its executable $4.
 complete() {
+    if [ "$4" = codebuddy ]; then # the CLI inside the SDK, at its own version
+        [ "$(installed_version "$1" "$2/cli")" = "$3" ] && [ -x "$1/node_modules/$2/cli/bin/codebuddy" ]
+        return
+    fi
     [ "$(installed_version "$1" "$2")" = "$3" ] && [ -x "$1/node_modules/.bin/$4" ]
+}
+
+# The @tencent-ai/agent-sdk release that ships CodeBuddy Code $1 (each checked by
+# installing it and reading cli/package.json), or nothing for a version not known here.
+codebuddy_sdk() {
+    case $1 in
+        2.117.0) echo 0.3.201 ;;
+    esac
 }
 
 # One published version of one CLI into DIR/CLI-VERSION.
 install_version() {
     cli=${1%%=*}
     version=${1#*=}
-    case $cli in claude) package=$CLAUDE_PACKAGE ;; *) package=$CODEX_PACKAGE ;; esac
+    case $cli in
+        claude) package=$CLAUDE_PACKAGE ;;
+        codebuddy) package=$CODEBUDDY_PACKAGE ;;
+        *) package=$CODEX_PACKAGE ;;
+    esac
     case $version in
         *[!0-9.]* | .* | *. | *..* | "")
             echo "install-real-clis: '$version' is not a version of $cli (MAJOR.MINOR.PATCH)" >&2
@@ -94,25 +117,33 @@ install_version() {
     esac
     target="$DIR/$cli-$version"
     if complete "$target" "$package" "$version" "$cli"; then
-        echo "install-real-clis: $package@$version already in $target"
+        echo "install-real-clis: $cli $version ($package) already in $target"
         return 0
     fi
-    # Asked first, so an unpublished version is one line rather than npm's page of 404s.
-    if ! found=$(npm view "$package@$version" version 2>/dev/null) || [ "$found" != "$version" ]; then
-        if npm view "$package" name >/dev/null 2>&1; then
-            echo "install-real-clis: $package@$version is not published on the npm registry" >&2
+    published=$version
+    if [ "$cli" = codebuddy ]; then
+        published=$(codebuddy_sdk "$version")
+        if [ -z "$published" ]; then
+            echo "install-real-clis: no $package release known to ship CodeBuddy Code $version (known: $CODEBUDDY_VERSION)" >&2
             exit 3
         fi
-        echo "install-real-clis: cannot reach the npm registry to look up $package@$version" >&2
+    fi
+    # Asked first, so an unpublished version is one line rather than npm's page of 404s.
+    if ! found=$(npm view "$package@$published" version 2>/dev/null) || [ "$found" != "$published" ]; then
+        if npm view "$package" name >/dev/null 2>&1; then
+            echo "install-real-clis: $package@$published is not published on the npm registry" >&2
+            exit 3
+        fi
+        echo "install-real-clis: cannot reach the npm registry to look up $package@$published" >&2
         exit 1
     fi
     staging="$DIR/.$cli-$version.$$"
     trap 'rm -rf "$staging"' EXIT INT TERM
     prefix "$staging"
-    echo "install-real-clis: installing $package@$version into $target"
-    npm_install "$staging" "$package@$version"
-    if [ "$(installed_version "$staging" "$package")" != "$version" ]; then
-        echo "install-real-clis: npm finished but $package@$version is not in $staging/node_modules" >&2
+    echo "install-real-clis: installing $package@$published into $target"
+    npm_install "$staging" "$package@$published"
+    if ! complete "$staging" "$package" "$version" "$cli"; then
+        echo "install-real-clis: npm finished but $package@$published is not in $staging/node_modules" >&2
         exit 1
     fi
     if complete "$target" "$package" "$version" "$cli"; then
@@ -131,6 +162,9 @@ if [ -n "$VERSIONS" ]; then
     done
     exit 0
 fi
+
+mkdir -p "$DIR"
+install_version "codebuddy=$CODEBUDDY_VERSION"
 
 if pinned; then
     echo "install-real-clis: $CLAUDE_PACKAGE@$CLAUDE_VERSION and $CODEX_PACKAGE@$CODEX_VERSION already in $DIR"

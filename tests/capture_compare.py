@@ -35,10 +35,12 @@ VOLATILE = frozenset(
     }
 )
 # Placeholders the capture tool wrote over machine-specific paths.
-PLACEHOLDERS = ("<probe>", "<home>", "<cwd>", "<socket>")
+PLACEHOLDERS = ("<probe>", "<home>", "<cwd>", "<socket>", "<work>")
 
 
-def compare_to_capture(actual_stdout: bytes, capture_stdout: bytes) -> list[str]:
+def compare_to_capture(
+    actual_stdout: bytes, capture_stdout: bytes, volatile: frozenset[str] = VOLATILE
+) -> list[str]:
     """Human-readable differences; an empty list means the output is faithful."""
     actual_lines = actual_stdout.splitlines()
     capture_lines = capture_stdout.splitlines()
@@ -48,11 +50,13 @@ def compare_to_capture(actual_stdout: bytes, capture_stdout: bytes) -> list[str]
     if len(actual_lines) != len(capture_lines):
         problems.append(f"{len(actual_lines)} lines, the capture has {len(capture_lines)}")
     for number, (mine, theirs) in enumerate(zip(actual_lines, capture_lines, strict=False), 1):
-        problems.extend(f"line {number}: {problem}" for problem in _compare_line(mine, theirs))
+        problems.extend(
+            f"line {number}: {problem}" for problem in _compare_line(mine, theirs, volatile)
+        )
     return problems
 
 
-def _compare_line(mine: bytes, theirs: bytes) -> list[str]:
+def _compare_line(mine: bytes, theirs: bytes, volatile: frozenset[str]) -> list[str]:
     try:
         expected = json.loads(theirs)
     except ValueError:
@@ -68,11 +72,17 @@ def _compare_line(mine: bytes, theirs: bytes) -> list[str]:
                 problems.append(f"{key} {actual.get(key)!r} != {expected.get(key)!r}")
         if problems:
             return problems  # a different kind of line: field noise would hide that
-    _compare(actual, expected, "$", problems)
+    _compare(actual, expected, "$", problems, volatile)
     return problems
 
 
-def _compare(actual: object, expected: object, path: str, problems: list[str]) -> None:
+def _compare(
+    actual: object,
+    expected: object,
+    path: str,
+    problems: list[str],
+    volatile: frozenset[str] = VOLATILE,
+) -> None:
     if isinstance(expected, dict):
         if not isinstance(actual, dict):
             problems.append(f"{path}: {jsonvalue.kind(actual)} != object")
@@ -84,10 +94,10 @@ def _compare(actual: object, expected: object, path: str, problems: list[str]) -
             if key not in actual:
                 continue
             child = f"{path}.{key}"
-            if key in VOLATILE or (synthetic and key == "id"):
+            if key in volatile or (synthetic and key == "id"):
                 _compare_volatile(actual[key], expected[key], child, problems)
             else:
-                _compare(actual[key], expected[key], child, problems)
+                _compare(actual[key], expected[key], child, problems, volatile)
     elif isinstance(expected, list):
         if not isinstance(actual, list):
             problems.append(f"{path}: {jsonvalue.kind(actual)} != array")
@@ -95,7 +105,7 @@ def _compare(actual: object, expected: object, path: str, problems: list[str]) -
         if len(actual) != len(expected):
             problems.append(f"{path}: {len(actual)} items != {len(expected)}")
         for index, (mine, theirs) in enumerate(zip(actual, expected, strict=False)):
-            _compare(mine, theirs, f"{path}[{index}]", problems)
+            _compare(mine, theirs, f"{path}[{index}]", problems, volatile)
     elif isinstance(expected, str) and any(mark in expected for mark in PLACEHOLDERS):
         _compare_volatile(actual, expected, path, problems)
     elif jsonvalue.kind(actual) != jsonvalue.kind(expected) or actual != expected:
@@ -128,3 +138,73 @@ CAPTURE_SCHEMAS = {
         }
     ),
 }
+
+
+#: CodeBuddy's ids besides the common ones: upstream completion and call ids, the
+#: gateway's message, trace and request ids, and the links between history items.
+CODEBUDDY_VOLATILE = VOLATILE | {
+    "id",
+    "messageId",
+    "traceId",
+    "conversationRequestId",
+    "callId",
+    "tool_use_id",
+    "parentId",
+    "sessionId",
+    "parent_tool_use_id",
+}
+#: What stands for the vendor's system reminders in a CodeBuddy prompt item.
+REMINDER = "<vendor system reminder>"
+
+
+def compare_codebuddy(actual_stdout: bytes, capture_stdout: bytes) -> list[str]:
+    """
+    `compare_to_capture` for CodeBuddy Code: its ids are volatile
+    (`CODEBUDDY_VOLATILE`); ``_requestId``, which the real CLI puts on some
+    records of a run and not others, must be the last key where present and
+    is otherwise ignored; the system reminders in the prompt item of the json
+    array are vendor prose neither side has to reproduce.
+    """
+    if capture_stdout.lstrip().startswith(b"["):
+        problems = []
+        mine_lines, their_lines = actual_stdout.count(b"\n"), capture_stdout.count(b"\n")
+        if mine_lines != their_lines:
+            problems.append(f"{mine_lines} lines, the capture has {their_lines}")
+        try:
+            actual = _without_reminders(json.loads(actual_stdout))
+        except ValueError as error:
+            return [*problems, f"not one JSON document: {error}"]
+        expected = _without_reminders(json.loads(capture_stdout))
+        _compare(actual, expected, "$", problems, CODEBUDDY_VOLATILE)
+        return problems
+    mine, problems = _request_ids_last(actual_stdout)
+    theirs, _ = _request_ids_last(capture_stdout)
+    return problems + compare_to_capture(mine, theirs, CODEBUDDY_VOLATILE)
+
+
+def _request_ids_last(stdout: bytes) -> tuple[bytes, list[str]]:
+    lines, problems = [], []
+    for number, line in enumerate(stdout.splitlines(keepends=True), 1):
+        try:
+            record = json.loads(line)
+        except ValueError:
+            lines.append(line)
+            continue
+        if isinstance(record, dict) and "_requestId" in record:
+            if list(record)[-1] != "_requestId":
+                problems.append(f"line {number}: _requestId is not the last key")
+            del record["_requestId"]
+            lines.append(json.dumps(record, ensure_ascii=False).encode() + b"\n")
+            continue
+        lines.append(line)
+    return b"".join(lines), problems
+
+
+def _without_reminders(document: object) -> object:
+    if isinstance(document, list) and document and isinstance(document[0], dict):
+        content = document[0].get("content")
+        if isinstance(content, list):
+            for part in content[:-1]:
+                if isinstance(part, dict) and "text" in part:
+                    part["text"] = REMINDER
+    return document

@@ -149,23 +149,26 @@ def test_codex_last_message_file_and_plain_mode(tmp_path: Path) -> None:
 
 
 def test_codebuddy_json_shapes(tmp_path: Path) -> None:
+    """The order the real CLI prints (tests/data/captures/codebuddy/success-json)."""
     steps = [_event("init"), _event("structured_output", {"b": 1, "a": 2})]
     steps.append(_event("result", {"result": ""}))
     argv = ["-p", "x", "--output-format", "json", "--json-schema", '{"type":"object"}']
-    document = json.loads(
-        replay("codebuddy", argv, _write_script(tmp_path, "codebuddy", steps)).stdout
-    )
+    stdout = replay("codebuddy", argv, _write_script(tmp_path, "codebuddy", steps)).stdout
+    assert stdout.startswith(b"[\n  {\n")  # indented by two, as JSON.stringify(x, null, 2)
+    document = json.loads(stdout)
     assert isinstance(document, list)
+    assert [item["type"] for item in document] == [
+        "message", "file-history-snapshot", "function_call", "function_call_result", "result",
+    ]  # fmt: skip
     result = document[-1]
-    assert list(result)[:2] == ["__timestamp", "_requestId"]
-    assert list(result)[2:] == sorted(list(result)[2:])
-    assert (result["type"], result["result"], result["structured_output"]) == (
-        "result",
-        "",
-        {"b": 1, "a": 2},
-    )
+    assert list(result) == [
+        "type", "subtype", "is_error", "result", "uuid", "session_id", "duration_ms",
+        "duration_api_ms", "num_turns", "total_cost_usd", "usage", "permission_denials",
+        "__timestamp", "structured_output",
+    ]  # fmt: skip
+    assert (result["result"], result["structured_output"]) == ("", {"b": 1, "a": 2})
     assert list(result["structured_output"]) == ["b", "a"]
-    assert {record["_requestId"] for record in document} == {result["_requestId"]}
+    assert json.loads(document[2]["arguments"]) == {"b": 1, "a": 2}
     env = _write_script(tmp_path, "codebuddy", steps, json_shape="object")
     single = json.loads(replay("codebuddy", argv, env).stdout)
     assert single == {**result, "__timestamp": single["__timestamp"]}

@@ -158,7 +158,8 @@ def test_a_bad_spec_is_one_line_before_anything_runs(
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err == (
-        "harness: target 'real:anything': 'anything': give CLI=VERSION, CLI one of claude, codex\n"
+        "harness: target 'real:anything': 'anything': give CLI=VERSION, "
+        "CLI one of claude, codex, codebuddy\n"
     )
 
 

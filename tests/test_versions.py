@@ -26,7 +26,7 @@ from harness.seams.case import CaseResult
 from harness.seams.model_api.expect import ModelApiExpectation, compare
 from harness.seams.model_api.values import ModelApiOutcome, SeenRequest
 from harness.systems.claude.profile import CLAUDE, ClaudeProfile
-from harness.systems.profiles import CODEX, CodexProfile
+from harness.systems.profiles import CODEBUDDY, CODEX, CodeBuddyProfile, CodexProfile
 from providers_fake.api import ScriptedModelAPI, realcli
 from tests.lintcheck import assert_one_clear_line
 
@@ -67,10 +67,12 @@ def test_real_targets_name_versions_the_rest_at_the_pin() -> None:
     pinned = targets.create("real")
     assert targets.versions_of(pinned) == realcli.PINNED
     old = targets.create("real:claude=2.1.235")
-    assert targets.versions_of(old) == {"claude": "2.1.235", "codex": realcli.CODEX_VERSION}
+    assert targets.versions_of(old) == {**realcli.PINNED, "claude": "2.1.235"}
     both = targets.create("mine=real:codex=0.171.0,claude=2.1.332")
     assert both.name == "mine"
-    assert targets.versions_of(both) == {"claude": "2.1.332", "codex": "0.171.0"}
+    assert targets.versions_of(both) == {**realcli.PINNED, "claude": "2.1.332", "codex": "0.171.0"}
+    codebuddy = targets.create("real:codebuddy=2.117.0")
+    assert targets.versions_of(codebuddy) == realcli.PINNED
     reference = targets.create("reference:claude=2.1.235")
     assert targets.versions_of(reference)["claude"] == "2.1.235"
     assert reference.seams == frozenset({Seam.MODEL_API})
@@ -143,6 +145,40 @@ def test_an_unpublished_version_is_one_line_and_a_usage_error(
         "is not published on the npm registry"
     ]
     assert not list((tmp_path / "cache").glob(".claude-*")), "no half-made install is left"
+
+
+def test_a_codebuddy_no_known_sdk_ships_is_one_line_and_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """CodeBuddy Code comes inside @tencent-ai/agent-sdk: a version no known release ships."""
+    monkeypatch.setenv("PATH", f"{_fake_npm(tmp_path)}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv(realcli.DIR_ENV, str(tmp_path / "cache"))
+    argv = ["run", "scenarios/model-api/claude/happy-json.yaml"]
+    assert main([*argv, "--target", "real:codebuddy=2.0.0"]) == exitcodes.USAGE
+    out, err = capsys.readouterr()
+    lines = [line for line in err.splitlines() if not line.startswith("harness: installing")]
+    assert (out, lines) == (
+        "",
+        [
+            "harness: target 'real:codebuddy=2.0.0': no @tencent-ai/agent-sdk release known "
+            "to ship CodeBuddy Code 2.0.0 (known: 2.117.0)"
+        ],
+    )
+
+
+def test_codebuddy_is_found_in_its_own_folder_at_its_cli_version(tmp_path: Path) -> None:
+    """The pinned CodeBuddy lives in DIR/codebuddy-2.117.0 and is read at the SDK's ``cli/``."""
+    with pytest.raises(FileNotFoundError, match=r"CodeBuddy Code 2.117.0 .* is not installed"):
+        realcli.locate("codebuddy", tmp_path)
+    cli = tmp_path / "codebuddy-2.117.0" / "node_modules" / "@tencent-ai" / "agent-sdk" / "cli"
+    (cli / "bin").mkdir(parents=True)
+    (cli / "package.json").write_text('{"version": "2.117.0"}')
+    (cli / "bin" / "codebuddy").write_text("#!/bin/sh\n")
+    (cli / "bin" / "codebuddy").chmod(0o755)
+    assert realcli.locate("codebuddy", tmp_path) == cli / "bin" / "codebuddy"
+    (cli / "package.json").write_text('{"version": "2.116.0"}')
+    with pytest.raises(FileNotFoundError, match=r"is version 2\.116\.0"):
+        realcli.locate("codebuddy", tmp_path)
 
 
 def test_a_published_version_is_installed_once_into_its_own_folder(
@@ -372,16 +408,18 @@ def test_expectations_see_side_requests_only_when_they_ask() -> None:
 def test_every_behaviour_covers_every_version_once() -> None:
     assert CLAUDE.check() == []
     assert CODEX.check() == []
+    assert CODEBUDDY.check() == []
 
 
 def test_a_profile_has_a_field_per_behaviour() -> None:
     fields = set(ClaudeProfile.__dataclass_fields__) - {"version"}
     assert fields == set(CLAUDE.behaviours)
     assert set(CodexProfile.__dataclass_fields__) - {"version"} == set(CODEX.behaviours)
+    assert set(CodeBuddyProfile.__dataclass_fields__) - {"version"} == set(CODEBUDDY.behaviours)
 
 
 def test_every_row_cites_its_evidence() -> None:
-    for entry in (*CLAUDE.entries, *CODEX.entries):
+    for entry in (*CLAUDE.entries, *CODEX.entries, *CODEBUDDY.entries):
         assert "docs/versions.md" in entry.evidence, entry
 
 

@@ -87,6 +87,13 @@ class AgentCli:
     init_records: int = 1
     #: Its real binary runs under the model-api seam (a ``real:CLI=VERSION`` target).
     real: bool = False
+    #: It prints stream-json although its built-in descriptor keeps structured output
+    #: off that transport (CodeBuddy): an imported stream-json transcript declares it.
+    stream_json: bool = False
+    #: It has published releases the harness installs and runs offline
+    #: (scripts/install-real-clis.sh, version profiles), whether or not the
+    #: model-api seam runs them yet; every CLI the seam runs is one.
+    versioned: bool = False
 
     @property
     def fake(self) -> str:
@@ -156,10 +163,27 @@ AGENT_CLIS: tuple[AgentCli, ...] = (
         wire="claude",
         batch_args=("-p", "--output-format", "json", "-y"),
         flags=("-y",),
-        # CodeBuddy names messages, snapshots and requests by clock and random hex.
-        volatile=frozenset({"__timestamp", "_requestId", "id", "messageId"}),
+        # CodeBuddy names messages, snapshots, requests and calls by clock and random hex,
+        # and links its session items by those names (docs/codebuddy.md).
+        volatile=frozenset(
+            {
+                "__timestamp",
+                "_requestId",
+                "id",
+                "messageId",
+                "traceId",
+                "conversationRequestId",
+                "callId",
+                "parentId",
+                "sessionId",
+                "tool_use_id",
+                "parent_tool_use_id",
+            }
+        ),
+        stream_json=True,
         json_array=True,
         init_records=3,
+        versioned=True,
     ),
 )
 
@@ -167,6 +191,10 @@ AGENT_CLIS: tuple[AgentCli, ...] = (
 DRIVERS: tuple[str, ...] = tuple(cli.name for cli in AGENT_CLIS)
 #: The CLIs whose real binaries the model-api seam runs.
 REAL: tuple[str, ...] = tuple(sorted(cli.name for cli in AGENT_CLIS if cli.real))
+#: The CLIs with releases: versions in targets and scenarios, profiles, installs.
+VERSIONED: tuple[str, ...] = tuple(
+    sorted(cli.name for cli in AGENT_CLIS if cli.real or cli.versioned)
+)
 
 
 def get(name: str) -> AgentCli:

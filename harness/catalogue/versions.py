@@ -20,8 +20,8 @@ from packaging.version import Version
 
 from harness.catalogue import agents
 
-#: The CLIs that have versions: the ones with a real binary (`agents.AgentCli.real`).
-CLIS = agents.REAL
+#: The CLIs that have versions: the ones with published releases (`agents.AgentCli.versioned`).
+CLIS = agents.VERSIONED
 _VERSION = re.compile(r"(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)")
 _CLAUSE = re.compile(r"(<=|>=|==|!=|<|>)\s*(\S+)")
 

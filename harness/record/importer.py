@@ -136,6 +136,15 @@ def _request(options: Options, transcript: Transcript) -> dict[str, Any]:
     declared = BUILTIN[options.driver]
     if declared.streaming and streamed:
         request["mode"] = "stream"
+    elif agents.get(options.driver).stream_json and streamed:
+        # A stream-json transcript of a CLI whose built-in descriptor keeps structured
+        # output off that transport is replayed by declaring it there.
+        request["descriptor"] = {
+            "native": declared.native,
+            "prompt": declared.prompt,
+            "run": declared.run,
+            "streaming": True,
+        }
     elif declared.streaming:
         # The consumer's mode does not choose the transport (seed 001): a json
         # transcript is replayed by declaring structured output unsupported on

@@ -19,12 +19,14 @@ more than one look:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from harness.catalogue import agents
 from harness.record.matcher import Stage, Step
 from harness.record.transcript import Record
+from providers_fake.cli import codebuddy as codebuddy_fake
 from providers_fake.cli.claude import data as claude_data
 from providers_fake.cli.jsonout import dumps_js
 
@@ -122,6 +124,84 @@ def claude(
         yield [{"refusal_fallback": fields}], 1
     elif kind[0] == "result":
         yield from result(records, i, chosen, stage, hidden=_claude_conversations)
+
+
+def codebuddy(
+    records: Sequence[Record], i: int, chosen: list[Step], stage: Stage
+) -> Iterator[Candidate]:
+    """
+    CodeBuddy Code 2.117.0 (docs/codebuddy.md): on stream-json Claude's
+    records in its own shapes, a StructuredOutput result whose text (not
+    ``is_error``) says whether the input was taken, a snapshot alone for a
+    re-ask; on json the array's session items.
+    """
+    value = records[i].value
+    kind = _kind(value)
+    if kind == ("system", "init"):
+        # CodeBuddy's init event prints its records: init, status, a file-history snapshot.
+        yield from _init(value, stage, agents.get(stage.driver).init_records)
+        return
+    if kind == ("message", None) and isinstance(value, dict) and value.get("role") == "user":
+        yield ["init"], 2  # the json array: the prompt message, then a snapshot
+        return
+    if kind == ("file-history-snapshot", None):
+        yield ["enforce_reminder"], 1
+        return
+    if kind == ("function_call", None):
+        yield from _codebuddy_call(records, i)
+        return
+    if kind == ("message", None) and isinstance(value, dict):
+        parts = value.get("content")
+        texts = (
+            [p.get("text") for p in parts if isinstance(p, dict)] if isinstance(parts, list) else []
+        )
+        if len(texts) == 1 and isinstance(texts[0], str):
+            yield [{"text": texts[0]}], 1
+            yield [{"unprinted_answer": texts[0]}], 1
+        return
+    if kind == ("assistant", None):
+        block = _block(value)
+        if block.get("type") == "tool_use" and block.get("name") == "StructuredOutput":
+            answer = _block(_value(records, i + 1))
+            yield from _codebuddy_verdict(
+                block.get("input"), _codebuddy_text(answer.get("content"))
+            )
+            return
+        if not value.get("message", {}).get("usage", {}).get("output_tokens"):
+            text = block.get("text")
+            if isinstance(text, str):
+                yield [{"api_error_message": {"text": text}}], 1
+    yield from claude(records, i, chosen, stage)
+
+
+def _codebuddy_call(records: Sequence[Record], i: int) -> Iterator[Candidate]:
+    """A json-array ``function_call`` and its ``function_call_result``."""
+    call, answer = records[i].value, _value(records, i + 1)
+    if not isinstance(answer, dict) or call.get("name") != "StructuredOutput":
+        return
+    try:
+        taken = json.loads(call.get("arguments") or "null")
+    except ValueError:
+        return
+    output = answer.get("output")
+    text = output.get("text") if isinstance(output, dict) else None
+    yield from _codebuddy_verdict(taken, text)
+
+
+def _codebuddy_verdict(value: object, text: object) -> Iterator[Candidate]:
+    if not isinstance(text, str):
+        return
+    if text == codebuddy_fake.TOOL_ACCEPTED:
+        yield [{"structured_output": value}], 2
+    else:
+        yield [{"structured_output_rejected": {"input": value, "error": text}}], 2
+
+
+def _codebuddy_text(content: object) -> str | None:
+    if isinstance(content, list) and len(content) == 1 and isinstance(content[0], dict):
+        text = content[0].get("text")
+        return text if isinstance(text, str) else None
+    return None
 
 
 def _init(value: dict[str, Any], stage: Stage, count: int) -> Iterator[Candidate]:
@@ -424,4 +504,9 @@ def _cursor_fragments(record: dict[str, Any]) -> Iterator[list[Step]]:
 
 #: A proposer per wire; a CLI's is its wire's (`AgentCli.wire`).
 _BY_WIRE: Mapping[agents.Wire, Proposer] = {"claude": claude, "codex": codex, "cursor": cursor}
-PROPOSERS: Mapping[str, Proposer] = {cli.name: _BY_WIRE[cli.wire] for cli in agents.AGENT_CLIS}
+#: A CLI whose records part from its wire's has a proposer of its own: CodeBuddy
+#: prints Claude's records in its own shapes, and session items on json.
+_OWN: Mapping[str, Proposer] = {"codebuddy": codebuddy}
+PROPOSERS: Mapping[str, Proposer] = {
+    cli.name: _OWN.get(cli.name, _BY_WIRE[cli.wire]) for cli in agents.AGENT_CLIS
+}

@@ -119,12 +119,12 @@ def frame(text: str, name: str = "<transcript>") -> Transcript:
     last_newline = lines[-1] == ""
     if last_newline:
         lines.pop()
-    if len(lines) == 1 and last_newline and lines[0].startswith("["):
-        value, ok = parse(lines[0])
-        if ok and isinstance(value, list) and all(isinstance(v, dict) for v in value):
-            elements = tuple(Record(json.dumps(v), v, True) for v in value)
-            return Transcript(elements, "array", text)
     whole, ok = parse(text)
+    # One array of records, on one line or indented (CodeBuddy's --output-format json).
+    array = ok and isinstance(whole, list) and all(isinstance(v, dict) for v in whole)
+    if last_newline and text.startswith("[") and array:
+        elements = tuple(Record(json.dumps(v), v, True) for v in whole)
+        return Transcript(elements, "array", text)
     if ok and "\n" in text.rstrip("\n"):
         # One document over several lines: no CLI event prints that, keep it whole.
         return Transcript((Record(text, whole, True, False),), "text", text)

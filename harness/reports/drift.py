@@ -32,7 +32,7 @@ from harness.reports.differential import Difference, differences, project
 from harness.seams.case import CaseResult
 from harness.seams.model_api.values import ModelApiOutcome
 from harness.systems.claude.profile import CLAUDE
-from harness.systems.profiles import CODEX, Table
+from harness.systems.profiles import CODEBUDDY, CODEX, Table
 from harness.targets import REAL_KINDS, REFERENCE_KINDS
 
 #: Where a CLI's drift comes from: its real binaries, or (none ran at several
@@ -40,7 +40,7 @@ from harness.targets import REAL_KINDS, REFERENCE_KINDS
 REAL, MODELLED = "real binaries", "reference models"
 
 #: The reference models' version profiles, by CLI.
-PROFILES: dict[str, Table] = {"claude": CLAUDE, "codex": CODEX}
+PROFILES: dict[str, Table] = {"claude": CLAUDE, "codex": CODEX, "codebuddy": CODEBUDDY}
 
 
 @dataclass(frozen=True)

@@ -143,3 +143,64 @@ class CodexProfile:
     def user_agent(self) -> str:
         """Codex names its own version in every request (``codex_exec/0.171.0 ...``)."""
         return f"codex_exec/{self.version}"
+
+
+# -- CodeBuddy Code ---------------------------------------------------------------------
+
+#: The StructuredOutput parameters CodeBuddy sends when it has no usable schema.
+WRAPPED_PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "data": {
+            "type": "object",
+            "description": "The structured data object that matches the requested JSON schema.",
+            "additionalProperties": True,
+        }
+    },
+    "required": ["data"],
+    "additionalProperties": False,
+}
+
+#: One release probed so far (2.117.0, the one @tencent-ai/agent-sdk@0.3.201
+#: ships), so every row spans all versions; a release found to differ splits a row.
+CODEBUDDY = Table(
+    "codebuddy",
+    "2.117.0",
+    (
+        entry(
+            "schema_retry_limit",
+            ">=0.0.0",
+            None,
+            """docs/versions.md, CodeBuddy: 2.117.0 asks a model that never satisfies the schema
+            again without limit (500 requests in 180 s, no exhaustion record)""",
+        ),
+        entry(
+            "structured_output_parameters",
+            ">=0.0.0",
+            {"valid_schema": "the schema", "invalid_schema": WRAPPED_PARAMETERS},
+            """docs/versions.md, CodeBuddy: 2.117.0 sends the StructuredOutput function
+            (strict false) with the --json-schema as its parameters, but with a
+            {data: object} wrapper when the schema is not JSON Schema, and, racing its
+            start-up, on some runs' first requests too""",
+        ),
+    ),
+)
+
+
+@dataclass(frozen=True)
+class CodeBuddyProfile:
+    """What the CodeBuddy Code model does differently at ``version`` (see `CODEBUDDY`)."""
+
+    version: str
+    schema_retry_limit: int | None
+    structured_output_parameters: dict[str, Any]
+
+    @classmethod
+    def of(cls, version: str | None = None) -> CodeBuddyProfile:
+        chosen = version or CODEBUDDY.pinned
+        return cls(chosen, **CODEBUDDY.resolve(chosen))
+
+    @property
+    def user_agent(self) -> str:
+        """CodeBuddy names its version twice in a request (``CLI/2.117.0 CodeBuddy/2.117.0``)."""
+        return f"CLI/{self.version} CodeBuddy/{self.version}"

@@ -118,7 +118,7 @@ def install(spec: str, cli: str, version: str) -> None:
     InstallFailed, each with the installer's own last line.
     """
     root = realcli.install_dir()
-    what = f"{realcli.PACKAGES[cli]}@{version}"
+    what = realcli.release(cli, version)
     if not INSTALLER.is_file():
         why = f"{realcli.INSTALL_HINT} is not beside this harness (it is in a source checkout)"
         raise InstallFailed(what, why)

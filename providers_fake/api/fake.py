@@ -1,7 +1,8 @@
 """
 The scripted model API: routes a request, picks its step, records it.
 
-One object serves both APIs (``/v1/messages`` and ``/v1/responses``) from one
+One object serves the three APIs (``/v1/messages``, ``/v1/responses`` and
+``.../chat/completions``) from one
 script and one request counter, and both transports call the same `handle`.
 It is thread-safe because the loopback server answers each connection on its
 own thread and a CLI may open several.
@@ -25,7 +26,7 @@ from __future__ import annotations
 import json
 import threading
 
-from providers_fake.api import anthropic, openai
+from providers_fake.api import anthropic, chat, openai
 from providers_fake.api.record import RecordedRequest, redact_headers
 from providers_fake.api.script import Answer, HttpError, Script, steps_summary
 from providers_fake.api.wire import Reply, json_reply
@@ -34,7 +35,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-_ENDPOINTS = {"/v1/messages": "anthropic", "/v1/responses": "openai"}
+_ENDPOINTS = {"/v1/messages": "anthropic", "/v1/responses": "openai", "/chat/completions": "chat"}
 #: Requests a CLI makes beside the conversation (method, path suffix), and what they are.
 SIDE = {("HEAD", "/api/hello"): "connectivity check"}
 
@@ -57,7 +58,7 @@ def api_for(method: str, path: str) -> str | None:
 
 class ScriptedModelAPI:
     """
-    A fake Anthropic Messages and OpenAI Responses API replaying `script`.
+    A fake Anthropic Messages, OpenAI Responses and Chat Completions API replaying `script`.
 
     `script` may be a `Script` or its JSON form (a capture's ``model_script``).
     """
@@ -164,12 +165,21 @@ def _parse(body: bytes) -> object:
 
 def _render(api: str, step: Answer | HttpError, request: dict[str, object], index: int) -> Reply:
     if isinstance(step, HttpError):
-        if api == "anthropic":
-            return anthropic.error_reply(step, index)
-        return openai.error_reply(step, index)
-    if api == "anthropic":
-        return anthropic.answer_reply(step, request, index)
-    return openai.answer_reply(step, request, index)
+        return _ERRORS[api](step, index)
+    return _ANSWERS[api](step, request, index)
+
+
+#: Each API's renderers (the script is the same for all three).
+_ERRORS = {
+    "anthropic": anthropic.error_reply,
+    "openai": openai.error_reply,
+    "chat": chat.error_reply,
+}
+_ANSWERS = {
+    "anthropic": anthropic.answer_reply,
+    "openai": openai.answer_reply,
+    "chat": chat.answer_reply,
+}
 
 
 def _unexpected(status: int, kind: str, why: str, index: int) -> Reply:

@@ -2,10 +2,11 @@
 Finding and running the pinned real CLIs against a fake model API.
 
 The fakes are only worth what the real programs confirm, so the test suite
-runs the published ``claude`` (2.1.328) and ``codex`` (0.169.0) binaries
-against `LoopbackServer`.  They are installed outside the repository by
-``scripts/install-real-clis.sh`` (into ``$HARNESS_REAL_CLIS_DIR``, or the
-user cache folder) and started the way the captures were taken: offline
+runs the published ``claude`` (2.1.328), ``codex`` (0.169.0) and
+``codebuddy`` (2.117.0) binaries against `LoopbackServer`.  They are
+installed outside the repository by ``scripts/install-real-clis.sh`` (into
+``$HARNESS_REAL_CLIS_DIR``, or the user cache folder) and started the way
+the captures were taken: offline
 environment variables, a throwaway ``HOME`` (and ``CODEX_HOME``), nothing
 inherited from the caller's environment but ``PATH`` (so no real API key or
 proxy can leak in), a timeout, and the whole process group killed and reaped
@@ -36,9 +37,13 @@ if TYPE_CHECKING:
 
 CLAUDE_PACKAGE, CLAUDE_VERSION = "@anthropic-ai/claude-code", "2.1.328"
 CODEX_PACKAGE, CODEX_VERSION = "@openai/codex", "0.169.0"
+#: CodeBuddy Code is published inside CodeBuddy's SDK package (0.3.201 ships
+#: 2.117.0 as ``cli/``), so its version is read from ``cli/package.json``.
+CODEBUDDY_PACKAGE, CODEBUDDY_VERSION = "@tencent-ai/agent-sdk", "2.117.0"
+CODEBUDDY_CLI = "cli"
 #: Each CLI's npm package and pinned version (what ``--target real`` runs).
-PACKAGES = {"claude": CLAUDE_PACKAGE, "codex": CODEX_PACKAGE}
-PINNED = {"claude": CLAUDE_VERSION, "codex": CODEX_VERSION}
+PACKAGES = {"claude": CLAUDE_PACKAGE, "codex": CODEX_PACKAGE, "codebuddy": CODEBUDDY_PACKAGE}
+PINNED = {"claude": CLAUDE_VERSION, "codex": CODEX_VERSION, "codebuddy": CODEBUDDY_VERSION}
 DIR_ENV = "HARNESS_REAL_CLIS_DIR"
 SWITCH_ENV = "HARNESS_REAL_CLIS"  # "off": the suite does not run the real binaries
 INSTALL_HINT = "scripts/install-real-clis.sh"
@@ -84,8 +89,16 @@ def version_dir(cli: str, version: str, root: Path | None = None) -> Path:
     return (install_dir() if root is None else root) / f"{cli}-{version}"
 
 
+def release(cli: str, version: str) -> str:
+    """``@openai/codex@0.169.0``; CodeBuddy's version is its CLI's, not its package's."""
+    if cli == "codebuddy":
+        return f"CodeBuddy Code {version} ({PACKAGES[cli]})"
+    return f"{PACKAGES[cli]}@{version}"
+
+
 def install_command(cli: str, version: str, root: Path) -> str:
-    """The command that installs ``cli`` at ``version`` where `locate` looks for it."""
+    """The command that installs ``cli`` at ``version`` where `locate` looks for it (the pins: the
+    script without versions installs them all)."""
     if version == PINNED[cli] and root == install_dir():
         return f"{INSTALL_HINT} {root}"
     return f"{INSTALL_HINT} {root} {cli}={version}"
@@ -93,10 +106,11 @@ def install_command(cli: str, version: str, root: Path) -> str:
 
 def locate(cli: str, root: Path | None = None, version: str | None = None) -> Path:
     """
-    The executable of `cli` (``claude`` or ``codex``) at `version` (the pinned
-    one by default) under `root`: in the version's own folder (`version_dir`),
-    or for the pinned version also in `root` itself, where the pinned pair is
-    installed.
+    The executable of `cli` (``claude``, ``codex`` or ``codebuddy``) at
+    `version` (the pinned one by default) under `root`: in the version's own
+    folder (`version_dir`), or for the pinned claude and codex also in `root`
+    itself, where the pinned pair is installed (CodeBuddy always has its own
+    folder, even at its pin).
 
     Raises FileNotFoundError saying what is missing and how to install it,
     also when another version is installed there (captures pin one version).
@@ -104,16 +118,18 @@ def locate(cli: str, root: Path | None = None, version: str | None = None) -> Pa
     root = install_dir() if root is None else root
     wanted = PINNED[cli] if version is None else version
     places = [version_dir(cli, wanted, root)]
-    if wanted == PINNED[cli]:
+    if wanted == PINNED[cli] and cli != "codebuddy":  # the pinned pair shares `root`
         places.insert(0, root)
     package = PACKAGES[cli]
-    found = [(place, _version(place, package)) for place in places]
+    inside = f"{package}/{CODEBUDDY_CLI}" if cli == "codebuddy" else package
+    found = [(place, _version(place, inside)) for place in places]
     chosen = next((place for place, seen in found if seen == wanted), None)
     if chosen is None:
         place, seen = found[0]
         what = "is not installed" if seen is None else f"is version {seen}"
+        command = install_command(cli, wanted, root)
         raise FileNotFoundError(
-            f"{package}@{wanted} {what} under {place}; run `{install_command(cli, wanted, root)}`, "
+            f"{release(cli, wanted)} {what} under {place}; run `{command}`, "
             f"point {DIR_ENV} at an install, or set {SWITCH_ENV}=off to leave the real CLIs out"
         )
     if cli == "codex":
@@ -121,6 +137,8 @@ def locate(cli: str, root: Path | None = None, version: str | None = None) -> Pa
         if native is not None:
             return native
     binary = chosen / "node_modules" / ".bin" / cli
+    if cli == "codebuddy":  # the SDK declares no executable; its CLI folder does
+        binary = chosen / "node_modules" / package / CODEBUDDY_CLI / "bin" / cli
     if not os.access(binary, os.X_OK):
         raise FileNotFoundError(
             f"{binary} is missing or not executable; rerun `{install_command(cli, wanted, root)}`"
@@ -266,6 +284,37 @@ def run_codex(
         full = _base_env(work, {**offline, **(env or {})})
         # A terminal on stdin: otherwise Codex says it reads "additional input from stdin".
         return _run(argv, full, _probe(work), timeout, True, confine)
+
+
+def run_codebuddy(
+    binary: Path,
+    base_url: str,
+    *,
+    prompt: str,
+    schema: str,
+    output_format: str = "stream-json",
+    args: Sequence[str] = (),
+    env: Mapping[str, str] | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    confine: Confine | None = None,
+) -> RealRun:
+    """
+    ``codebuddy -p --output-format F [--verbose] --json-schema SCHEMA ARGS PROMPT`` offline.
+
+    ``CODEBUDDY_BASE_URL`` names the Chat Completions endpoint (the CLI posts
+    to ``BASE/chat/completions``), ``CODEBUDDY_API_KEY`` any key.  The CLI
+    retries an HTTP error for minutes and a schema it never gets without end
+    (docs/codebuddy.md), so `timeout` is what ends such a run.
+    """
+    argv = [str(binary), "-p", "--output-format", output_format]
+    if output_format == "stream-json":
+        argv.append("--verbose")  # as for claude: stream-json in print mode wants it
+    argv += ["--json-schema", schema, *args, prompt]
+    with tempfile.TemporaryDirectory(prefix="real-codebuddy-") as scratch:
+        work = Path(scratch)
+        offline = {"CODEBUDDY_BASE_URL": base_url, "CODEBUDDY_API_KEY": "sk-fake"}
+        full = _base_env(work, {**offline, **(env or {})})
+        return _run(argv, full, _probe(work), timeout, False, confine)
 
 
 def _probe(work: Path) -> Path:

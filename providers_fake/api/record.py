@@ -33,10 +33,11 @@ class RecordedRequest:
     """
     One request as the fake received it, and how it was answered.
 
-    ``api`` is ``anthropic`` (``/v1/messages``), ``openai`` (``/v1/responses``)
-    or ``unknown``; ``step`` is the script step that answered, ``None`` for an
-    unexpected request, whose reason is in ``unexpected``, and for a request
-    beside the conversation, which ``side`` names (a connectivity check).
+    ``api`` is ``anthropic`` (``/v1/messages``), ``openai`` (``/v1/responses``),
+    ``chat`` (``.../chat/completions``) or ``unknown``; ``step`` is the script
+    step that answered, ``None`` for an unexpected request, whose reason is in
+    ``unexpected``, and for a request beside the conversation, which ``side``
+    names (a connectivity check).
     """
 
     index: int
@@ -80,7 +81,12 @@ class RecordedRequest:
         return [t for t in tools if isinstance(t, dict)] if isinstance(tools, list) else []
 
     def tool(self, name: str) -> dict[str, object] | None:
-        return next((t for t in self.tools if t.get("name") == name), None)
+        """The tool named ``name``: a Chat Completions tool is its ``function`` object."""
+        for tool in self.tools:
+            function = tool.get("function") if self.api == "chat" else tool
+            if isinstance(function, dict) and function.get("name") == name:
+                return function
+        return None
 
     @property
     def structured_output_tool(self) -> dict[str, object] | None:
@@ -167,11 +173,36 @@ class RecordedRequest:
             view["text"] = self.json.get("text")
             view["tool_choice"] = self.json.get("tool_choice")
             return view
+        if self.api == "chat":
+            return {**view, **self._chat_view()}
         view["structured_output_tool"] = self.structured_output_tool
         view["tool_choice"] = self.json.get("tool_choice")
         view["output_config"] = self.json.get("output_config")
         view["messages_after_prompt"] = self.messages_after_prompt
         return view
+
+    def _chat_view(self) -> dict[str, object]:
+        """
+        What CodeBuddy Code sends on Chat Completions, without what differs per run:
+        the conversation after the prompt keeps each message's ``role``,
+        ``content``, ``tool_calls`` and ``tool_call_id``, not the ids and trace
+        fields CodeBuddy adds to every message.
+        """
+        names = []
+        for tool in self.tools:
+            function = tool.get("function")
+            names.append(function.get("name") if isinstance(function, dict) else None)
+        kept = ("role", "content", "tool_calls", "tool_call_id")
+        return {
+            "stream_options": self.json.get("stream_options"),
+            "user_agent": self.header("user-agent"),
+            "tool_names": names,
+            "structured_output_tool": self.structured_output_tool,
+            "tool_choice": self.json.get("tool_choice"),
+            "messages_after_prompt": [
+                {key: m[key] for key in kept if key in m} for m in self.messages_after_prompt
+            ],
+        }
 
     def describe(self) -> str:
         """One line for failure messages."""
