@@ -129,7 +129,8 @@ import dataclasses, json
 from importlib import resources
 from harness.catalogue import agents
 fifth = dataclasses.replace(agents.get("codebuddy"), name="fifth", command="fifth-agent",
-                            flags=("--yes",), volatile=frozenset({"trace"}))
+                            flags=("--yes",), volatile=frozenset({"trace"}), records=None,
+                            stream_json=False, versioned=False)
 agents.AGENT_CLIS = (*agents.AGENT_CLIS, fifth)
 agents.DRIVERS = (*agents.DRIVERS, "fifth")
 

@@ -82,7 +82,7 @@ def test_real_targets_name_versions_the_rest_at_the_pin() -> None:
     ("spec", "fragment"),
     [
         ("real:claude=latest", "'latest' is not a version"),
-        ("real:gemini=1.0.0", "CLI one of claude, codex"),
+        ("real:gemini=1.0.0", "CLI one of claude, codebuddy, codex"),
         ("real:claude=2.1.235,claude=2.1.236", "claude is given twice"),
         ("real:claude", "give CLI=VERSION"),
         ("reference:codex=0.171", "is not a version"),
