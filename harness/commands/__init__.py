@@ -17,7 +17,17 @@ May import: the front (`harness.engine`, `harness.pytest_plugin`,
 
 from __future__ import annotations
 
-from harness.commands import adaptor, baseline, catalogue, fuzz, measure, merge, record, run
+from harness.commands import (
+    adaptor,
+    baseline,
+    catalogue,
+    doctor,
+    fuzz,
+    measure,
+    merge,
+    record,
+    run,
+)
 from harness.commands.command import Command
 
 COMMANDS: tuple[Command, ...] = (
@@ -29,4 +39,5 @@ COMMANDS: tuple[Command, ...] = (
     *fuzz.COMMANDS,
     *adaptor.COMMANDS,
     *measure.COMMANDS,
+    *doctor.COMMANDS,
 )

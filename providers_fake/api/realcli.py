@@ -114,7 +114,8 @@ def locate(cli: str, root: Path | None = None, version: str | None = None) -> Pa
         what = "is not installed" if seen is None else f"is version {seen}"
         raise FileNotFoundError(
             f"{package}@{wanted} {what} under {place}; run `{install_command(cli, wanted, root)}`, "
-            f"point {DIR_ENV} at an install, or set {SWITCH_ENV}=off to leave the real CLIs out"
+            f"point {DIR_ENV} at an install, or set {SWITCH_ENV}=off to leave the real CLIs out "
+            "(`harness doctor` lists what is installed)"
         )
     if cli == "codex":
         native = _codex_native(chosen)
