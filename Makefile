@@ -84,8 +84,11 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# Then what installing the wheel costs an unrelated pytest project (needs the network
+# for the wheel's dependencies; docs/benchmarks.md).
 bench: $(STAMP)
 	$(BIN)/harness bench scenarios
+	$(BIN)/python scripts/bench-wheel.py
 
 # Mutation testing of the agent-cli catalogue (minutes; not part of `make test`).
 mutants: $(STAMP)

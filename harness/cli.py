@@ -35,8 +35,9 @@ what passed, what failed and why."""
 
 EPILOG = """\
 Start with: harness list, then harness run --target 'mine=cmd:COMMAND' (see
-harness run --help). The reference pages are in the docs/ folder of the
-project."""
+harness run --help). harness doctor checks the prerequisites; harness docs
+lists the reference pages and harness docs TOPIC prints one (e.g. harness docs
+adaptors)."""
 
 
 class _Parser(argparse.ArgumentParser):

@@ -21,6 +21,7 @@ from harness.commands import (
     adaptor,
     baseline,
     catalogue,
+    docs,
     doctor,
     fuzz,
     measure,
@@ -40,4 +41,5 @@ COMMANDS: tuple[Command, ...] = (
     *adaptor.COMMANDS,
     *measure.COMMANDS,
     *doctor.COMMANDS,
+    *docs.COMMANDS,
 )

@@ -39,7 +39,7 @@ def init(args: argparse.Namespace) -> int:
 
     written = skeleton.write(args.lang, args.dir, args.name)
     files = ", ".join(str(f) for f in written.files)
-    print(f"wrote {files}: a {args.lang} adaptor named {written.name} (docs/adaptors.md)")
+    print(f"wrote {files}: a {args.lang} adaptor named {written.name} (harness docs adaptors)")
     if written.build:
         print(f"build it, then run the catalogue against it:\n  {written.build}\n  {written.run}")
     else:

@@ -14,6 +14,7 @@ import hashlib
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from importlib import import_module
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,24 @@ class Command:
     run: Callable[[argparse.Namespace], int]
     epilog: str | None = None
     description: str | None = None
+
+
+#: The distribution, as ``pip install`` names it with an extra.
+DISTRIBUTION = "structured-output-harness"
+
+
+def missing_extra(module: str, extra: str, what: str) -> str | None:
+    """
+    None when ``module`` imports; else the line saying that ``what`` needs
+    the package's ``extra`` and how to install it (the wheel leaves out what
+    one command alone uses, so that its pytest plugins stay out of every
+    test run of the environment).
+    """
+    try:
+        import_module(module)
+    except ImportError:
+        return f"{what} needs {module}: pip install '{DISTRIBUTION}[{extra}]'"
+    return None
 
 
 def no_options(parser: argparse.ArgumentParser) -> None:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
-from harness.commands.command import Command
+from harness import exitcodes
+from harness.commands.command import Command, missing_extra
 
 
 def fuzz_options(p: argparse.ArgumentParser) -> None:
@@ -40,6 +42,10 @@ def fuzz_options(p: argparse.ArgumentParser) -> None:
 
 
 def fuzz(args: argparse.Namespace) -> int:
+    missing = missing_extra("hypothesis", "fuzz", "harness fuzz")
+    if missing is not None:
+        print(f"harness: {missing}", file=sys.stderr)
+        return exitcodes.USAGE
     from harness.fuzz import main  # noqa: PLC0415  (hypothesis loads only for this command)
 
     return main.main(args)

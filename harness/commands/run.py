@@ -20,6 +20,7 @@ from harness.commands.command import (
     Command,
     add_paths,
     default_reports,
+    missing_extra,
     paths,
     unknown_tag,
 )
@@ -117,6 +118,11 @@ def through_pytest(args: argparse.Namespace, given: Sequence[str], paths: Sequen
     """The catalogue under ``paths`` on the ``given`` targets, through pytest."""
     import pytest  # noqa: PLC0415  (loaded when the command runs)
 
+    if args.workers:
+        missing = missing_extra("xdist", "xdist", f"-n {args.workers}")
+        if missing is not None:
+            print(exitcodes.last_line(exitcodes.USAGE, missing))
+            return exitcodes.USAGE
     extra = getattr(args, "after_dashes", [])
     argv = ["--pyargs", "harness.testing", "-p", "no:cacheprovider", "-q", "-rfE"]
     if not extra:  # only the plugins the run needs (see _own_plugins)
