@@ -136,6 +136,8 @@ def _session(config: pytest.Config) -> Session:
             clis=tuple(config.getoption("harness_cli")),
             show_known=config.getoption("harness_show_known"),
             shard=_shard(config),
+            keyword=config.getoption("keyword") or "",
+            markers=config.getoption("markexpr") or "",
         )
         if not hasattr(config, "workerinput"):
             _prepare(given)

@@ -1,4 +1,8 @@
-"""``harness merge``: the reports of a run's shards put back together (`harness.shards`)."""
+"""
+``harness merge``: the reports of a run's shards put back together, from any
+folder, once the shards are shown to be exactly that run (`harness.shards`,
+`harness.merging`).
+"""
 
 from __future__ import annotations
 
@@ -15,7 +19,8 @@ def merge_options(p: argparse.ArgumentParser) -> None:
 
 
 def merge(args: argparse.Namespace) -> int:
-    from harness import engine, shards, targets  # noqa: PLC0415  (loaded when the command runs)
+    from harness import merging, shards, targets  # noqa: PLC0415  (loaded when it runs)
+    from harness.exceptions import Problem  # noqa: PLC0415
 
     found = []
     for folder in map(Path, args.folders):
@@ -29,12 +34,13 @@ def merge(args: argparse.Namespace) -> int:
     if problem is not None:
         print(exitcodes.last_line(exitcodes.USAGE, str(problem)))
         return exitcodes.USAGE
-    results = [r for _, manifest in found for r in manifest.results]
-    abouts = [a for _, manifest in found for a in manifest.abouts]
     reports = Path(args.reports) if args.reports else default_reports()
     try:
-        run = found[0][1].run
-        session = engine.merged(run, results, abouts, Path.cwd(), reports)
+        session = merging.session(found, Path.cwd(), reports)
+        if isinstance(session, Problem):
+            print(exitcodes.last_line(exitcodes.USAGE, str(session)))
+            return exitcodes.USAGE
+        session.finish()
         for line in session.summary_lines():
             print(line)
         code = session.status()
