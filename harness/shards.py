@@ -74,7 +74,9 @@ def catalogue_digest(paths: Iterable[Path]) -> str:
     The identity of a catalogue: SHA-256 over every file under ``paths``
     (name relative to its path, and content), so the same files give the
     same digest in a checkout, in the wheel's bundled copy or on another
-    machine, and an edited scenario another.
+    machine, and an edited scenario another.  Files the scenarios reach
+    outside ``paths`` (a shared schema) are not in it; the merge's own
+    check of each verdict against the scenarios as loaded again covers them.
     """
     digest = hashlib.sha256()
     for root in paths:
@@ -310,11 +312,16 @@ def check(manifests: list[tuple[Path, Manifest]]) -> Problem | None:
             )
             return Problem(where, 1, 1, "run.catalogue", why)
         mine = (manifest.run.targets, manifest.run.baselines, manifest.run.allow_exec)
-        selection = (manifest.run.keyword, manifest.run.markers, manifest.run.clis)
+        selection = (
+            manifest.run.paths,
+            manifest.run.keyword,
+            manifest.run.markers,
+            manifest.run.clis,
+        )
         theirs = (first.run.targets, first.run.baselines, first.run.allow_exec)
-        chosen = (first.run.keyword, first.run.markers, first.run.clis)
+        chosen = (first.run.paths, first.run.keyword, first.run.markers, first.run.clis)
         if mine != theirs or selection != chosen or manifest.shard[1] != n:
-            why = f"a shard of another run than {first_path} (targets, options, selection or N)"
+            why = f"a shard of another run than {first_path} (paths, targets, options, N)"
             return Problem(where, 1, 1, "run", why)
         k = manifest.shard[0]
         if k in seen:
