@@ -33,7 +33,10 @@ TARGETS := --target reference \
            --target "claude-agent-sdk=cmd:$(BIN)/python examples/sdk-shims/claude_agent_sdk_shim.py" \
            --target "codex-sdk=cmd:node $(SDK_CODEX)/shim.mjs"
 
-.PHONY: run test lint typecheck bench mutants fuzz clean real-clis ajv schemas
+.PHONY: run test lint typecheck bench mutants fuzz clean real-clis ajv doctor schemas
+# When a set-up step fails, the line before make's own error names the check of
+# every prerequisite (harness doctor: one line each, with the command that fixes it).
+DOCTOR := { echo "make: a prerequisite is missing; run $(BIN)/harness doctor (make doctor)" >&2; exit 1; }
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -42,15 +45,15 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 $(NODE_STAMP): $(NODE_EXAMPLE)/package-lock.json
-	npm ci --prefix $(NODE_EXAMPLE) --no-audit --no-fund --loglevel=error
+	npm ci --prefix $(NODE_EXAMPLE) --no-audit --no-fund --loglevel=error || $(DOCTOR)
 	touch $(NODE_STAMP)
 
 $(SDK_CODEX_STAMP): $(SDK_CODEX)/package-lock.json
-	npm ci --prefix $(SDK_CODEX) --omit=optional --no-audit --no-fund --loglevel=error
+	npm ci --prefix $(SDK_CODEX) --omit=optional --no-audit --no-fund --loglevel=error || $(DOCTOR)
 	touch $(SDK_CODEX_STAMP)
 
 $(CLAUDE_AJV_STAMP): $(CLAUDE_AJV)/package-lock.json
-	npm ci --prefix $(CLAUDE_AJV) --no-audit --no-fund --loglevel=error
+	npm ci --prefix $(CLAUDE_AJV) --no-audit --no-fund --loglevel=error || $(DOCTOR)
 	touch $(CLAUDE_AJV_STAMP)
 
 # The reference model of Claude Code's validator, on its own (the harness names this
@@ -60,7 +63,7 @@ ajv: $(CLAUDE_AJV_STAMP)
 # The pinned real claude, codex and codebuddy binaries, installed outside the
 # repository; the tests drive them against the fake model APIs.
 real-clis:
-	sh scripts/install-real-clis.sh
+	sh scripts/install-real-clis.sh || $(DOCTOR)
 
 run: $(STAMP) $(NODE_STAMP) $(SDK_CODEX_STAMP) $(CLAUDE_AJV_STAMP) $(REAL_CLIS)
 	$(BIN)/harness lint scenarios
@@ -71,14 +74,21 @@ test: $(STAMP) $(NODE_STAMP) $(SDK_CODEX_STAMP) $(CLAUDE_AJV_STAMP) $(REAL_CLIS)
 	$(BIN)/mypy
 	$(BIN)/pytest -n 2 --dist worksteal --cov --cov-report=term:skip-covered
 
+# One line per prerequisite (node, npm, the Ajv worker, the real CLIs, bubblewrap, ...).
+doctor: $(STAMP)
+	$(BIN)/harness doctor
+
 lint: $(STAMP)
 	$(BIN)/ruff check harness providers_fake tests examples
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# Then what installing the wheel costs an unrelated pytest project (needs the network
+# for the wheel's dependencies; docs/benchmarks.md).
 bench: $(STAMP)
 	$(BIN)/harness bench scenarios
+	$(BIN)/python scripts/bench-wheel.py
 
 # Mutation testing of the agent-cli catalogue (minutes; not part of `make test`).
 mutants: $(STAMP)

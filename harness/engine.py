@@ -156,6 +156,9 @@ class Session:
     expected: tuple[tuple[disagreements.Entry, ...], list[Problem]] | None = None
     #: This run's shard (K, N) of a run split across machines (`harness.shards`).
     shard: tuple[int, int] | None = None
+    #: pytest's ``-k`` and ``-m`` of the run, which a shard's manifest records.
+    keyword: str = ""
+    markers: str = ""
 
     def catalogue(self) -> loader.Loaded:
         if self.loaded is None:
@@ -554,13 +557,25 @@ class Session:
         return render.write(built, self.reports, extra)
 
     def run(self) -> shards.Run:
-        """What this run is, as its shards' manifests record it (paths from the root)."""
+        """
+        What this run is, as its shards' manifests record it: the catalogue by
+        its digest and where it lay, paths from the root as the user gave them.
+        """
         baselines = None if self.baselines is None else self._from_root(self.baselines)
+        where = tuple(str(p.resolve()) for p in self.paths)
         return shards.Run(
-            tuple(map(self._from_root, self.paths)),
-            self.targets,
-            baselines,
-            self.options.allow_exec,
+            paths=tuple(map(self._from_root, self.paths)),
+            catalogue=shards.catalogue_digest(self.paths),
+            where=where,
+            bundled=where == (str(loader.bundled()),),
+            targets=self.targets,
+            baselines=baselines,
+            baselines_at=None if self.baselines is None else str(self.baselines.resolve()),
+            allow_exec=self.options.allow_exec,
+            keyword=self.keyword,
+            markers=self.markers,
+            clis=self.clis,
+            harness=shards.harness_digest(),
         )
 
     def _from_root(self, path: Path) -> str:
@@ -577,27 +592,6 @@ class Session:
             return exitcodes.NOTHING
         bad = any(r.verdict in {"regression", "stale"} for r in self.results)
         return exitcodes.FAILED if bad or self.failing() else exitcodes.OK
-
-
-def merged(
-    run: shards.Run, results: list[str], abouts: list[str], root: Path, reports: Path
-) -> Session:
-    """The session of the one run whose shards gave ``results``, its reports written."""
-    session = Session(
-        paths=tuple(root / p for p in run.paths),
-        targets=run.targets,
-        root=root,
-        reports=reports,
-        baselines=None if run.baselines is None else root / run.baselines,
-        options=RunOptions(allow_exec=run.allow_exec),
-    )
-    session.results = [result_from_json(r) for r in results]
-    for raw in abouts:
-        seen = About.from_json(json.loads(raw))
-        known = session.abouts.get(seen.target)
-        session.abouts[seen.target] = seen if known is None else known.merged(seen)
-    session.finish()
-    return session
 
 
 def introduce(scenario: Scenario | None) -> str:

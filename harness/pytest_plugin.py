@@ -31,7 +31,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="append",
         default=[],
         metavar="PATH",
-        help="scenario files or folders (default: ./scenarios)",
+        help="scenario files or folders (default: ./scenarios if there is one, "
+        "else the catalogue bundled with the harness)",
     )
     group.addoption(
         "--harness-target",
@@ -128,7 +129,7 @@ def _session(config: pytest.Config) -> Session:
         from harness.seams import RunOptions  # noqa: PLC0415
 
         base = config.invocation_params.dir
-        paths = config.getoption("harness_scenarios") or ["scenarios"]
+        paths = config.getoption("harness_scenarios") or [_default_scenarios(base)]
         reports = config.getoption("harness_reports")
         given = tuple(config.getoption("harness_target") or targets.DEFAULT_TARGETS)
         config.stash[_SESSION] = engine.Session(
@@ -143,10 +144,24 @@ def _session(config: pytest.Config) -> Session:
             show_known=config.getoption("harness_show_known"),
             strict_baseline=config.getoption("harness_strict_baseline"),
             shard=_shard(config),
+            keyword=config.getoption("keyword") or "",
+            markers=config.getoption("markexpr") or "",
         )
         if not hasattr(config, "workerinput"):
             _prepare(given)
     return config.stash[_SESSION]
+
+
+def _default_scenarios(base: Path) -> Path:
+    """
+    ``./scenarios`` when the project has one (a checkout of the harness, or a
+    project keeping its own catalogue there), else the catalogue the package
+    ships: an outside project gets the whole catalogue with no path to give.
+    """
+    from harness.catalogue import loader  # noqa: PLC0415  (see the note at the top)
+
+    own = base / "scenarios"
+    return own if own.is_dir() else loader.bundled()
 
 
 def _targets(specs: tuple[str, ...]) -> tuple[str, ...]:

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from harness import cli, exitcodes
+from harness import exitcodes
+from harness.catalogue import loader
 from harness.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,10 +60,10 @@ def test_2_interrupted_names_the_kept_reports() -> None:
 def test_3_an_internal_error_is_a_bug_with_its_traceback(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    def broken(args: object) -> int:
+    def broken(*args: object) -> object:
         raise ZeroDivisionError("oops")
 
-    monkeypatch.setattr(cli, "lint", broken)
+    monkeypatch.setattr(loader, "load", broken)
     assert main(["lint", CODEX]) == exitcodes.INTERNAL
     err = capsys.readouterr().err
     assert "Traceback" in err

@@ -15,6 +15,7 @@ tests/test_docs.py.
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import re
@@ -105,9 +106,12 @@ def test_help_answers_without_loading_the_harness() -> None:
         """
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    loaded = done.stdout.strip().splitlines()[-1]
-    expected = ["harness", "harness.cli", "harness.exceptions", "harness.exitcodes"]
-    assert loaded == str([*expected, "harness.signals"])
+    loaded = ast.literal_eval(done.stdout.strip().splitlines()[-1])
+    front = ["harness", "harness.cli", "harness.exceptions", "harness.exitcodes"]
+    # The commands' table, whose modules load the rest of the harness only when they run.
+    commands = [m for m in loaded if m.startswith("harness.commands")]
+    assert "harness.commands" in commands
+    assert sorted(set(loaded) - set(commands)) == [*front, "harness.signals"]
 
 
 # -- 2. target specs ---------------------------------------------------------------

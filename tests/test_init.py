@@ -22,10 +22,11 @@ from pathlib import Path
 
 import pytest
 
-from harness import cli, exitcodes
+from harness import exitcodes
 from harness.catalogue import loader
 from harness.catalogue.scenario import Request, Scenario
 from harness.cli import main
+from harness.commands import adaptor
 from harness.targets.skeleton import SKELETONS, target_name
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -206,7 +207,7 @@ def test_the_target_name_comes_from_the_folder(folder: str, name: str) -> None:
 
 
 def test_the_command_lists_the_languages_there_are() -> None:
-    assert set(cli.LANGUAGES) == set(SKELETONS)
+    assert set(adaptor.LANGUAGES) == set(SKELETONS)
     assert {p.name for p in TEMPLATES.iterdir()} == set(SKELETONS)
     for language, skeleton in SKELETONS.items():
         assert {p.name for p in (TEMPLATES / language).iterdir()} == set(skeleton.files)

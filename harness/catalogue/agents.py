@@ -87,6 +87,10 @@ class AgentCli:
     init_records: int = 1
     #: Its real binary runs under the model-api seam (a ``real:CLI=VERSION`` target).
     real: bool = False
+    #: The name of its records' own shapes where they part from its wire's (CodeBuddy
+    #: prints Claude's records its own way, and session items on json): the importer
+    #: has a proposer for each (`harness.record.proposals`).
+    records: str | None = None
     #: It prints stream-json although its built-in descriptor keeps structured output
     #: off that transport (CodeBuddy): an imported stream-json transcript declares it.
     stream_json: bool = False
@@ -180,6 +184,7 @@ AGENT_CLIS: tuple[AgentCli, ...] = (
                 "parent_tool_use_id",
             }
         ),
+        records="session-items",
         stream_json=True,
         json_array=True,
         init_records=3,

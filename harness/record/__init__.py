@@ -12,5 +12,5 @@ out of both; `write` proves a file lints before it is written.
 May import: `harness.mutation`, `harness.reports`, `harness.baselines`,
 `harness.seams`, `harness.targets`, `harness.systems`, `harness.adaptor`,
 `harness.catalogue` and
-`harness.exceptions` (it sits just below the front: only `harness.cli` uses it).
+`harness.exceptions` (it sits just below the front: only `harness.commands` uses it).
 """

@@ -504,9 +504,9 @@ def _cursor_fragments(record: dict[str, Any]) -> Iterator[list[Step]]:
 
 #: A proposer per wire; a CLI's is its wire's (`AgentCli.wire`).
 _BY_WIRE: Mapping[agents.Wire, Proposer] = {"claude": claude, "codex": codex, "cursor": cursor}
-#: A CLI whose records part from its wire's has a proposer of its own: CodeBuddy
-#: prints Claude's records in its own shapes, and session items on json.
-_OWN: Mapping[str, Proposer] = {"codebuddy": codebuddy}
+#: Records that part from their wire's (`agents.AgentCli.records`) have proposers of their own.
+_BY_RECORDS: Mapping[str, Proposer] = {"session-items": codebuddy}
 PROPOSERS: Mapping[str, Proposer] = {
-    cli.name: _OWN.get(cli.name, _BY_WIRE[cli.wire]) for cli in agents.AGENT_CLIS
+    cli.name: _BY_WIRE[cli.wire] if cli.records is None else _BY_RECORDS[cli.records]
+    for cli in agents.AGENT_CLIS
 }

@@ -1,5 +1,6 @@
 """
-The scripted model API in process, for httpx clients, through respx.
+The scripted model API in process, for httpx clients: through respx, or
+through a plain ``httpx.MockTransport`` (`transport`).
 
 `install` adds one route to a ``respx.MockRouter`` that hands every request
 under `base_url` to the same `ScriptedModelAPI.handle` the loopback server
@@ -13,6 +14,11 @@ once that timeout has passed, as a client talking to a real socket would see;
 with ``virtual_time`` it raises at once, for a caller whose only clock is that
 timeout (the reference models: a timeout kills the run, so waiting it out
 changes nothing but the wall clock).
+
+`transport` is the same answer as a transport for one client, with no
+respx: the harness's reference target uses it, so that respx (whose pytest
+plugin would load in every test run of an environment the package is
+installed in) is the project's test dependency only.
 
 respx and httpx are imported here only, so the loopback path stays stdlib-only.
 """
@@ -125,3 +131,21 @@ def install(
         side_effect=side_effect
     )
     return route
+
+
+def transport(
+    fake: ScriptedModelAPI, base_url: str, *, virtual_time: bool = False
+) -> httpx.MockTransport:
+    """
+    A transport answering every request under `base_url` from `fake`, as
+    `install` routes them; a request anywhere else cannot connect, as on a
+    machine with no network.
+    """
+    base = base_url.rstrip("/")
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if not str(request.url).startswith(base):
+            raise httpx.ConnectError(f"{request.url}: not the fake's {base}", request=request)
+        return to_httpx(fake, request, virtual_time)
+
+    return httpx.MockTransport(handler)

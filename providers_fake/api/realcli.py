@@ -130,7 +130,8 @@ def locate(cli: str, root: Path | None = None, version: str | None = None) -> Pa
         command = install_command(cli, wanted, root)
         raise FileNotFoundError(
             f"{release(cli, wanted)} {what} under {place}; run `{command}`, "
-            f"point {DIR_ENV} at an install, or set {SWITCH_ENV}=off to leave the real CLIs out"
+            f"point {DIR_ENV} at an install, or set {SWITCH_ENV}=off to leave the real CLIs out "
+            "(`harness doctor` lists what is installed)"
         )
     if cli == "codex":
         native = _codex_native(chosen)

@@ -30,7 +30,7 @@ from harness.seams.model_api.values import (
     parse_lines,
 )
 from harness.systems import sandbox
-from providers_fake.api import LOOPBACK, LoopbackServer, ScriptedModelAPI, install_respx, realcli
+from providers_fake.api import LOOPBACK, LoopbackServer, ScriptedModelAPI, realcli
 from providers_fake.api import Script as ModelScript
 
 if TYPE_CHECKING:
@@ -250,7 +250,8 @@ def _run_reference(
     versions: Mapping[str, str],
 ) -> ModelApiOutcome:
     import httpx  # noqa: PLC0415 - only the reference target needs them
-    import respx  # noqa: PLC0415
+
+    from providers_fake.api import inprocess  # noqa: PLC0415
 
     # Per CLI: how its reference model is run.
     models: dict[str, Callable[..., _Session]] = {
@@ -264,10 +265,10 @@ def _run_reference(
     fake = ScriptedModelAPI(script)
     # One TLS context for every case: loading the system's CA bundle for a fresh
     # client took about half of each case's time (nothing here speaks TLS anyway).
-    with respx.mock(assert_all_called=False) as router, httpx.Client(verify=_tls()) as client:
-        # The reference model's only clock is its timeout, which kills the run:
-        # a reply held back past it ends the run at once (virtual time).
-        install_respx(router, fake, base, virtual_time=True)
+    # The reference model's only clock is its timeout, which kills the run:
+    # a reply held back past it ends the run at once (virtual time).
+    answers = inprocess.transport(fake, base, virtual_time=True)
+    with httpx.Client(verify=_tls(), transport=answers) as client:
         session = models[request.cli](
             client, request, seed, workdir, fake, base_url=base, version=versions.get(request.cli)
         )

@@ -129,7 +129,8 @@ class _Worker:
             )
             raise ValidatorUnavailable(
                 f"the reference model of Claude Code validates with the Ajv the binary bundles, "
-                f"under Node, and {what}; run `{INSTALL}`"
+                f"under Node, and {what}; run `{INSTALL}` "
+                "(`harness doctor` checks every prerequisite)"
             )
         self._pending = b""
         self._process = subprocess.Popen(
