@@ -24,9 +24,9 @@ from typing import Any
 from _pytest.mark.expression import Expression
 
 from harness import engine, seams, shards, targets
+from harness.baselines.verdicts import judge
 from harness.catalogue import loader
 from harness.exceptions import Problem
-from harness.baselines.verdicts import judge
 from harness.seams import RunOptions
 from harness.seams.case import STATUSES
 from harness.targets.announce import About
