@@ -73,7 +73,7 @@ def test_a_bare_machine_gets_a_line_and_a_fix_per_check(
     assert lines["chromium"].startswith("absent   chromium")
     assert lines["bubblewrap"].startswith("absent   bubblewrap")
     assert lines["real CLIs"].startswith("MISSING  real CLIs")
-    assert "missing claude 2.1.328, codex 0.169.0" in lines["real CLIs"]
+    assert "missing claude 2.1.328, codebuddy 2.117.0, codex 0.169.0" in lines["real CLIs"]
     assert "install-real-clis.sh" in lines["real CLIs"]
     assert lines["last"] == "harness: exit 1: failed: the default run needs node, npm, real CLIs"
 
@@ -147,7 +147,8 @@ def test_installed_releases_are_listed(machine: Path, tmp_path: Path) -> None:
     found = checks.real_clis()
     assert not found.ok
     assert found.seen == (
-        f"{cache}: claude 2.1.328 (pinned), claude 2.1.235; missing codex 0.169.0"
+        f"{cache}: claude 2.1.328 (pinned), claude 2.1.235; "
+        "missing codebuddy 2.117.0, codex 0.169.0"
     )
 
 

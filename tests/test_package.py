@@ -65,8 +65,12 @@ def test_a_run_with_no_path_runs_the_bundled_catalogue_anywhere(
 
 # -- issue 21.6: a wheel that behaves -------------------------------------------------
 
-#: Third-party modules one command alone needs, and the extra that installs each.
-EXTRAS = {"hypothesis": ("fuzz", "harness/fuzz/"), "xdist": ("xdist", None)}
+#: Third-party modules one command alone needs, the extra that installs each, and where
+#: they may be imported (harness schema draws values with hypothesis when it is there).
+EXTRAS: dict[str, tuple[str, tuple[str, ...] | None]] = {
+    "hypothesis": ("fuzz", ("harness/fuzz/", "harness/compat/values.py")),
+    "xdist": ("xdist", None),
+}
 
 
 def _runtime_imports(path: Path) -> set[str]:

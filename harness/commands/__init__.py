@@ -10,8 +10,8 @@ standard library and `harness.exitcodes` at import, and the rest of the
 harness when it runs, so that help answers at once.
 
 May import: the front (`harness.engine`, `harness.pytest_plugin`,
-`harness.shards`), `harness.compat`, `harness.fuzz`, `harness.record`, `harness.reports`,
-`harness.seams`, `harness.targets`, `harness.systems`, `harness.adaptor`,
+`harness.shards`), `harness.compat`, `harness.fuzz`, `harness.record`,
+`harness.mutation`, `harness.reports`, `harness.baselines`, `harness.seams`, `harness.targets`, `harness.systems`, `harness.adaptor`,
 `harness.catalogue` and `harness.exceptions`.
 """
 
