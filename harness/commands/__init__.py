@@ -11,8 +11,9 @@ harness when it runs, so that help answers at once.
 
 May import: the front (`harness.engine`, `harness.pytest_plugin`,
 `harness.shards`), `harness.compat`, `harness.fuzz`, `harness.record`,
-`harness.mutation`, `harness.reports`, `harness.baselines`, `harness.seams`, `harness.targets`, `harness.systems`, `harness.adaptor`,
-`harness.catalogue` and `harness.exceptions`.
+`harness.mutation`, `harness.reports`, `harness.baselines`, `harness.seams`,
+`harness.targets`, `harness.systems`, `harness.adaptor`, `harness.catalogue` and
+`harness.exceptions`.
 """
 
 from __future__ import annotations
