@@ -318,6 +318,8 @@ def drift(args: argparse.Namespace) -> int:
 def bench(args: argparse.Namespace) -> int:
     from harness.reports import bench  # noqa: PLC0415  (only the benchmark needs it)
 
+    if args.busy:
+        return bench.under_load(args.scenarios, args.busy, args.workers)
     return bench.main(args.scenarios, args.repeat)
 
 
@@ -695,6 +697,14 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench", help="measure per-scenario cost and fake start-up time")
     p.add_argument("scenarios", nargs="?", default="scenarios", help="the scenarios folder")
     p.add_argument("--repeat", type=int, default=3, help="runs per measurement (default 3)")
+    p.add_argument(
+        "--busy",
+        type=int,
+        default=0,
+        metavar="N",
+        help="instead: run the real-CLI scenarios beside N busy processes; exit as that run",
+    )
+    p.add_argument("-n", "--workers", default=None, metavar="N", help="with --busy: xdist workers")
     p.set_defaults(func=bench)
     return top
 
