@@ -12,6 +12,8 @@ binaries (a Python client of the loopback fake, slow to start on purpose).
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -19,10 +21,13 @@ from pathlib import Path
 import pytest
 
 from harness.catalogue import loader
+from harness.reports import bench
 from harness.seams.model_api.values import ModelApiRequest
 from harness.systems.claude.loop import Loop
 from providers_fake import api
 from providers_fake.api import loopback, realcli
+
+ROOT = Path(__file__).resolve().parent.parent
 
 #: A client that takes ``sys.argv[2]`` seconds to start, then asks ``sys.argv[1]``.
 _CLIENT = """
@@ -110,7 +115,7 @@ def test_the_reference_model_counts_its_waits_not_its_work(monkeypatch: pytest.M
 def test_the_hung_scenarios_script_a_hold_past_their_timeout() -> None:
     # Each expects the kill, so each must hold an answer back longer than its timeout:
     # else the verdict would hang on the CLI's own speed.
-    root = Path(__file__).resolve().parent.parent / "scenarios" / "model-api"
+    root = ROOT / "scenarios" / "model-api"
     scenarios = loader.load([root]).scenarios
     hung = [s for s in scenarios if getattr(s.expect, "timed_out", None) is True]
     assert len(hung) >= 3
@@ -119,3 +124,37 @@ def test_the_hung_scenarios_script_a_hold_past_their_timeout() -> None:
         assert isinstance(request, ModelApiRequest)
         script = api.Script.from_json(json.loads(request.model_script))
         assert max(step.delay for step in script.steps) > request.timeout, scenario.id
+
+
+def test_the_busy_processes_of_the_bench_spin_and_are_always_killed() -> None:
+    seen: list[list[int | None]] = []
+
+    def measured() -> None:
+        with bench.busy(2) as hogs:
+            seen.append([hog.poll() for hog in hogs])
+            seen.append([hog.pid for hog in hogs])
+            raise RuntimeError("the measured run failed")
+
+    with pytest.raises(RuntimeError):
+        measured()
+    assert seen[0] == [None, None]  # spinning while the block ran
+    for pid in seen[1]:  # and gone, reaped, once it failed
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid or 0, 0)
+
+
+def test_make_run_keeps_to_the_pinned_pair_and_make_matrix_writes_its_own_reports() -> None:
+    def dry(goal: str) -> str:
+        done = subprocess.run(
+            ["make", "-n", goal], cwd=ROOT, capture_output=True, text=True, check=True
+        )
+        return done.stdout
+
+    run, matrix = dry("run"), dry("matrix")
+    assert "--target real " in run
+    assert "2.1.235" not in run
+    assert "--reports reports -n" in run
+    assert "--reports reports/matrix" in matrix
+    assert "'real:claude=2.1.235'" in matrix
+    assert "'real:claude=2.1.332,codex=0.171.0'" in matrix
+    assert "--busy 2" in dry("bench")

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shlex
 import signal
 import statistics
 import subprocess
@@ -291,7 +292,7 @@ def under_load(path: str, hogs: int, workers: str | None) -> int:
         command += ["--baselines", "baselines"]
     if workers:
         command += ["-n", workers]
-    print(f"under load: {' '.join(command[2:])}, beside {hogs} busy process(es)")
+    print(f"under load: {shlex.join(command[2:])}, beside {hogs} busy process(es)")
     with busy(hogs):
         start = time.perf_counter()
         done = subprocess.run(command, capture_output=True, text=True, timeout=3600, check=False)
