@@ -1,6 +1,8 @@
-# Two commands matter: `make run` (the catalogue against the reference, with
-# reports) and `make test` (the project's own test suite).  Both set up the
-# local virtualenv first when it is missing or older than pyproject.toml.
+# Two commands matter: `make run` (the catalogue against the reference, the
+# pinned real pair and the example adaptors and SDKs, with reports) and `make
+# test` (the project's own test suite).  Both set up the local virtualenv
+# first when it is missing or older than pyproject.toml.  `make matrix` runs
+# the model-api catalogue on other releases of the real CLIs, with the drift.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -11,18 +13,22 @@ NODE_STAMP      := $(NODE_EXAMPLE)/node_modules/.installed
 SDK_CODEX       := examples/sdk-shims/codex-sdk
 SDK_CODEX_STAMP := $(SDK_CODEX)/node_modules/.installed
 # HARNESS_REAL_CLIS=off leaves the real CLIs out: neither installed nor run.
-# Beside the pinned pair, releases installed on demand: the one seed 004
-# describes and the newest published (docs/versions.md); with several releases
-# of claude the reports include drift.md and clauses by version.
 ifeq ($(filter off OFF Off,$(strip $(HARNESS_REAL_CLIS))),)
 REAL_CLIS   := real-clis
-REAL_TARGET := --target real \
-               --target 'real:claude=2.1.235' \
-               --target 'real:claude=2.1.332,codex=0.171.0'
+REAL_TARGET := --target real
 else
 REAL_CLIS   :=
 REAL_TARGET :=
 endif
+# `make matrix`: beside the pinned pair, releases installed on demand: the one
+# seed 004 describes and the newest published (docs/versions.md); with several
+# releases of claude its reports include drift.md and clauses by version.
+MATRIX_TARGETS := --target reference --target real \
+                  --target 'real:claude=2.1.235' \
+                  --target 'real:claude=2.1.332,codex=0.171.0'
+# pytest-xdist workers: more than the two cores, since a real CLI's case spends
+# about half its time waiting (docs/benchmarks.md).
+WORKERS ?= 4
 # The validator the reference model of Claude Code asks: the Ajv the binary bundles.
 CLAUDE_AJV       := harness/systems/claude/ajv
 CLAUDE_AJV_STAMP := $(CLAUDE_AJV)/node_modules/.installed
@@ -33,7 +39,7 @@ TARGETS := --target reference \
            --target "claude-agent-sdk=cmd:$(BIN)/python examples/sdk-shims/claude_agent_sdk_shim.py" \
            --target "codex-sdk=cmd:node $(SDK_CODEX)/shim.mjs"
 
-.PHONY: run test lint typecheck bench mutants fuzz clean real-clis ajv doctor schemas
+.PHONY: run matrix test lint typecheck bench mutants fuzz clean real-clis ajv doctor schemas
 # When a set-up step fails, the line before make's own error names the check of
 # every prerequisite (harness doctor: one line each, with the command that fixes it).
 DOCTOR := { echo "make: a prerequisite is missing; run $(BIN)/harness doctor (make doctor)" >&2; exit 1; }
@@ -65,9 +71,17 @@ ajv: $(CLAUDE_AJV_STAMP)
 real-clis:
 	sh scripts/install-real-clis.sh || $(DOCTOR)
 
+# Writes reports/ (never reports/matrix/).
 run: $(STAMP) $(NODE_STAMP) $(SDK_CODEX_STAMP) $(CLAUDE_AJV_STAMP) $(REAL_CLIS)
 	$(BIN)/harness lint scenarios
-	SOURCE_DATE_EPOCH=0 $(BIN)/harness run scenarios $(TARGETS) --allow-exec --baselines baselines --reports reports
+	SOURCE_DATE_EPOCH=0 $(BIN)/harness run scenarios $(TARGETS) --allow-exec --baselines baselines \
+		--reports reports -n $(WORKERS)
+
+# The model-api catalogue on the reference models and the real CLIs at the
+# pinned and other releases, with the drift between them: writes reports/matrix/.
+matrix: $(STAMP) $(CLAUDE_AJV_STAMP) real-clis
+	SOURCE_DATE_EPOCH=0 $(BIN)/harness run scenarios/model-api $(MATRIX_TARGETS) --allow-exec \
+		--baselines baselines --reports reports/matrix -n $(WORKERS)
 
 test: $(STAMP) $(NODE_STAMP) $(SDK_CODEX_STAMP) $(CLAUDE_AJV_STAMP) $(REAL_CLIS)
 	$(BIN)/ruff check harness providers_fake tests examples
@@ -89,6 +103,7 @@ typecheck: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/harness bench scenarios
 	$(BIN)/python scripts/bench-wheel.py
+	$(BIN)/harness bench scenarios --busy 2 -n $(WORKERS)
 
 # Mutation testing of the agent-cli catalogue (minutes; not part of `make test`).
 mutants: $(STAMP)

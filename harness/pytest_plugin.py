@@ -74,6 +74,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="write the reports into DIR at the end of the session",
     )
     group.addoption(
+        "--harness-progress",
+        default=None,
+        choices=("auto", "line", "log", "off"),
+        help="per-target progress instead of dots: a status line on a terminal, a line per "
+        "target every 10 s in a log (auto: by the output and $CI; default: off)",
+    )
+    group.addoption(
+        "--harness-lf",
+        action="store_true",
+        default=False,
+        help="run only the cases that failed in the last run from this folder (all if none did)",
+    )
+    group.addoption(
         "--harness-show-known",
         action="store_true",
         default=False,
@@ -97,6 +110,8 @@ _OPTIONS = (
     "harness_show_known",
     "harness_strict_baseline",
     "harness_shard",
+    "harness_progress",
+    "harness_lf",
 )
 
 
@@ -105,6 +120,7 @@ def _asked_for(config: pytest.Config) -> bool:
     return any(config.getoption(name) for name in _OPTIONS)
 
 
+@pytest.hookimpl(trylast=True)  # after pytest's terminal reporter, which the progress writes to
 def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(_Results(config), "harness-results")
     if not _asked_for(config):
@@ -113,6 +129,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
     terminate_gracefully()
     session = _session(config)
+    _show_progress(config)
     if session.reports is not None and not hasattr(config, "workerinput"):
         from harness.reports.render import check_writable  # noqa: PLC0415
 
@@ -120,6 +137,32 @@ def pytest_configure(config: pytest.Config) -> None:
         why = check_writable(session.reports)
         if why is not None:
             raise pytest.UsageError(f"cannot write reports to {session.reports}: {why}")
+
+
+def _show_progress(config: pytest.Config) -> None:
+    """Per-target progress in place of the dots, when asked for (never in a worker)."""
+    asked = config.getoption("harness_progress")
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if asked in (None, "off") or reporter is None or hasattr(config, "workerinput"):
+        return
+    from harness import progress  # noqa: PLC0415  (see the note at the top)
+
+    shown = progress.for_terminal(asked, reporter)
+    if shown.mode != "off":
+        config.pluginmanager.register(shown, "harness-progress")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """With ``--harness-lf``, only the cases that failed last time (every case if none is here)."""
+    if not config.getoption("harness_lf"):
+        return
+    from harness import progress  # noqa: PLC0415  (see the note at the top)
+
+    failed = progress.LastFailed.read(config.invocation_params.dir).cases
+    keep = [i for i in items if (progress.case_of(i.nodeid) or ("",))[0] in failed]
+    if keep:
+        config.hook.pytest_deselected(items=[i for i in items if i not in keep])
+        items[:] = keep
 
 
 def _session(config: pytest.Config) -> Session:
@@ -227,6 +270,9 @@ class _Results:
         self.config = config
         self.written: list[Path] = []
         self.interrupted = False
+        #: Case ids (``scenario@target``) this run ended, and those that failed (for ``--lf``).
+        self.ran: set[str] = set()
+        self.failed: set[str] = set()
 
     @property
     def session(self) -> Session | None:
@@ -234,12 +280,40 @@ class _Results:
         return self.config.stash.get(_SESSION, None)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self._remember(report)
         if report.when != "call":
             return
         # Under pytest-xdist the controller never collects: its first result
         # is what tells it that this session runs the harness.
         if any(name == _RESULT for name, _ in report.user_properties):
             _session(self.config).record(report)
+
+    def _remember(self, report: pytest.TestReport) -> None:
+        """Each case that ended, and whether it failed, for the next run's ``--lf``."""
+        if (report.when != "call" and report.passed) or not _asked_for(self.config):
+            return
+        from harness.progress import case_of  # noqa: PLC0415  (see the note at the top)
+
+        found = case_of(report.nodeid)
+        if found is None:
+            return
+        self.ran.add(found[0])
+        if report.failed:
+            self.failed.add(found[0])
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        config = session.config
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        if not config.getoption("harness_lf") or hasattr(config, "workerinput") or not reporter:
+            return
+        from harness import progress  # noqa: PLC0415  (see the note at the top)
+
+        failed = len(progress.LastFailed.read(config.invocation_params.dir).cases)
+        reporter.write_line(
+            f"harness: --lf: the {failed} case(s) that failed last time, where this run has them"
+            if failed
+            else "harness: --lf: no failure recorded from the last run here: every case runs"
+        )
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         session = self.session
@@ -268,6 +342,10 @@ class _Results:
         if session.exitstatus == pytest.ExitCode.INTERRUPTED:
             self.interrupted = state.reports is not None
             return  # the reports of the last complete run stay as they were
+        from harness import progress  # noqa: PLC0415  (see the note at the top)
+
+        last = progress.LastFailed.read(session.config.invocation_params.dir)
+        last.after(self.ran, self.failed).write()
         self.written = state.finish()
         # A bad scenario, baseline or expectations file is a usage error
         # (exit 4) whatever the cases did: their verdicts cannot be trusted.

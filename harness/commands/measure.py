@@ -32,11 +32,21 @@ def mutants(args: argparse.Namespace) -> int:
 def bench_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("scenarios", nargs="?", default="scenarios", help="the scenarios folder")
     p.add_argument("--repeat", type=int, default=3, help="runs per measurement (default 3)")
+    p.add_argument(
+        "--busy",
+        type=int,
+        default=0,
+        metavar="N",
+        help="instead: run the real-CLI scenarios beside N busy processes; exit as that run",
+    )
+    p.add_argument("-n", "--workers", default=None, metavar="N", help="with --busy: xdist workers")
 
 
 def bench(args: argparse.Namespace) -> int:
     from harness.reports import bench  # noqa: PLC0415  (only the benchmark needs it)
 
+    if args.busy:
+        return bench.under_load(args.scenarios, args.busy, args.workers)
     return bench.main(args.scenarios, args.repeat)
 
 

@@ -89,6 +89,23 @@ def run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--shard", default=None, metavar="K/N", help="run the K-th of N shards (see harness merge)"
     )
+    p.add_argument(
+        "--lf",
+        "--last-failed",
+        dest="last_failed",
+        action="store_true",
+        help="rerun only the cases that failed in the last run from this folder (all if none)",
+    )
+    p.add_argument(
+        "-x", "--exitfirst", action="store_true", help="stop at the first regression or error"
+    )
+    p.add_argument(
+        "--progress",
+        default="auto",
+        choices=("auto", "line", "log", "off"),
+        help="per-target progress: a status line on a terminal, a line per target every 10 s "
+        "in a log (auto, the default: line on a terminal unless $CI is set; off: pytest's dots)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -170,6 +187,13 @@ def through_pytest(args: argparse.Namespace, given: Sequence[str], paths: Sequen
         argv += ["-m", " or ".join(args.tag)]
     if args.workers:
         argv += ["-n", str(args.workers)]
+    if getattr(args, "last_failed", False):
+        argv.append("--harness-lf")
+    if getattr(args, "exitfirst", False):
+        argv.append("-x")
+    shown = getattr(args, "progress", "auto")
+    if shown != "off":  # the progress replaces the dots and pytest's percentages
+        argv += ["--harness-progress", shown, "-o", "console_output_style=classic"]
     argv += extra
     ending = _Ending()
     # pytest's own temporary folders (pytest-xdist makes some) go with the run.

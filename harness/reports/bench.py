@@ -9,17 +9,25 @@ scenario, the median start-up time of each fake CLI beside a bare
 ``python -c pass`` from the same interpreter, and what one real-CLI
 model-api scenario costs bare (loopback fake plus the binary), through the
 harness in process, and as a whole ``harness run`` command.
+
+`busy` is the one step that asserts: the real-CLI part of the catalogue
+must pass while other processes keep every core busy (no verdict may depend
+on the machine's speed); its exit status is the run's.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shlex
+import signal
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import cast
 from unittest import mock
@@ -237,3 +245,61 @@ def real_cli(path: str) -> int:
     print(f"  through the harness, in process: {statistics.median(harnessed):.3f} s")
     print(f"  whole `harness run` command:     {statistics.median(whole):.3f} s")
     return failures
+
+
+#: A busy process gives up on its own after this many seconds, should it ever be left behind.
+BUSY_LIMIT = 1800
+_BUSY = f"import time\nend = time.monotonic() + {BUSY_LIMIT}\nwhile time.monotonic() < end: pass"
+
+
+@contextlib.contextmanager
+def busy(count: int) -> Iterator[list[subprocess.Popen[bytes]]]:
+    """``count`` processes spinning on a core each while the block runs; always killed."""
+    hogs: list[subprocess.Popen[bytes]] = []
+    try:
+        for _ in range(count):
+            hogs.append(
+                subprocess.Popen(
+                    [sys.executable, "-c", _BUSY],
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    start_new_session=True,
+                )
+            )
+        yield hogs
+    finally:
+        for hog in hogs:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(hog.pid, signal.SIGKILL)
+            hog.wait()
+
+
+def under_load(path: str, hogs: int, workers: str | None) -> int:
+    """
+    The real-CLI part of the catalogue (its model-api scenarios on the
+    ``real`` target) while ``hogs`` processes keep the cores busy; the exit
+    status of that run.
+    """
+    if not realcli.enabled():
+        print(f"under load: not run ({realcli.SWITCH_ENV}=off)")
+        return 0
+    folder = Path(path)
+    if (folder / "model-api").is_dir():
+        folder = folder / "model-api"
+    command = [sys.executable, "-m", "harness", "run", str(folder), "--target", "real"]
+    command += ["--allow-exec", "--reports", "", "--progress", "log"]
+    if Path("baselines").is_dir():
+        command += ["--baselines", "baselines"]
+    if workers:
+        command += ["-n", workers]
+    print(f"under load: {shlex.join(command[2:])}, beside {hogs} busy process(es)")
+    with busy(hogs):
+        start = time.perf_counter()
+        done = subprocess.run(command, capture_output=True, text=True, timeout=3600, check=False)
+        seconds = time.perf_counter() - start
+    lines = done.stdout.splitlines()
+    shown = [line for line in lines if line.startswith("harness: real:") and " passed, " in line]
+    for line in [*shown, *lines[-1:]]:
+        print(f"  {line}")
+    print(f"under load: {seconds:.1f} s, exit {done.returncode}")
+    return done.returncode

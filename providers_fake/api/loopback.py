@@ -23,13 +23,50 @@ from providers_fake.api.fake import ScriptedModelAPI
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Iterator, Sequence
     from types import TracebackType
 
     from providers_fake.api.script import Script
     from providers_fake.api.wire import Reply
 
 LOOPBACK = "127.0.0.1"
+
+
+class HeldClock:
+    """
+    How long the fake has held back an answer (a step's ``delay``): the time
+    during which at least one reply was waiting, overlapping holds counted
+    once.  This is the clock a caller's timeout runs on when the client is a
+    real CLI: it counts what the script makes the CLI wait for, never how long
+    the CLI itself takes to start or to think, which depends on the machine.
+    """
+
+    def __init__(self, now: Callable[[], float] = time.monotonic) -> None:
+        self._now = now
+        self._lock = threading.Lock()
+        self._holding = 0
+        self._since = 0.0
+        self._total = 0.0
+
+    @contextlib.contextmanager
+    def holding(self) -> Iterator[None]:
+        with self._lock:
+            if self._holding == 0:
+                self._since = self._now()
+            self._holding += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._holding -= 1
+                if self._holding == 0:
+                    self._total += self._now() - self._since
+
+    def held(self) -> float:
+        """Seconds during which some answer was held back, so far."""
+        with self._lock:
+            running = self._now() - self._since if self._holding else 0.0
+            return self._total + running
 
 
 class _Server(ThreadingHTTPServer):
@@ -40,6 +77,7 @@ class _Server(ThreadingHTTPServer):
         self.fake = fake
         self.connections: set[socket.socket] = set()
         self.connections_lock = threading.Lock()
+        self.clock = HeldClock()
 
     def handle_error(self, request: object, client_address: object) -> None:
         """Silent: a client resetting its connection (a CLI killed or retrying) is no fault."""
@@ -87,7 +125,8 @@ class _Handler(BaseHTTPRequestHandler):
         body = self._read_body()
         reply = self.server.fake.handle(self.command, self.path, list(self.headers.items()), body)
         if reply.delay:
-            time.sleep(reply.delay)
+            with self.server.clock.holding():
+                time.sleep(reply.delay)
         try:
             self._send(reply)
         except (BrokenPipeError, ConnectionResetError):
@@ -143,6 +182,11 @@ class LoopbackServer:
     @property
     def url(self) -> str:
         return f"http://{LOOPBACK}:{self.port}"
+
+    def held(self) -> float:
+        """Seconds the fake has held back answers so far (`HeldClock`); 0 once closed."""
+        server = self._server
+        return 0.0 if server is None else server.clock.held()
 
     def __enter__(self) -> LoopbackServer:
         self._server = _Server(self.fake)

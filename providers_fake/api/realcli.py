@@ -34,6 +34,9 @@ if TYPE_CHECKING:
     #: Wraps a CLI's argv so that it runs confined to its throwaway folder (given
     #: with the environment it gets), for runs in which it may execute commands.
     Confine: TypeAlias = Callable[[list[str], Path, Mapping[str, str]], list[str]]
+    #: Seconds the CLI has spent waiting on answers the fake API held back
+    #: (`LoopbackServer.held`): the clock a run's timeout is counted on.
+    Held: TypeAlias = Callable[[], float]
 
 CLAUDE_PACKAGE, CLAUDE_VERSION = "@anthropic-ai/claude-code", "2.1.328"
 CODEX_PACKAGE, CODEX_VERSION = "@openai/codex", "0.169.0"
@@ -48,6 +51,12 @@ DIR_ENV = "HARNESS_REAL_CLIS_DIR"
 SWITCH_ENV = "HARNESS_REAL_CLIS"  # "off": the suite does not run the real binaries
 INSTALL_HINT = "scripts/install-real-clis.sh"
 DEFAULT_TIMEOUT = 30.0
+#: With a `Held` clock, the seconds of its own a CLI may take on top of the
+#: timeout before it is killed anyway: a bound on a run that hangs by itself,
+#: far above what a run needs on a loaded machine (docs/model-api.md: the
+#: slowest case of the catalogue, four claude processes in one session, took
+#: 5 s on a quiet 2-core machine and 24 s at a load average of 16).
+OWN_TIME = 150.0
 
 
 def default_dir() -> Path:
@@ -194,6 +203,7 @@ def run_claude(
     earlier: Sequence[str] = (),
     before_last: Callable[[], object] | None = None,
     confine: Confine | None = None,
+    held: Held | None = None,
 ) -> RealRun:
     """
     ``claude -p PROMPT --json-schema SCHEMA --output-format F [--verbose] ARGS`` offline.
@@ -203,6 +213,8 @@ def run_claude(
     and the returned run resumes it too: a session with earlier turns.  The
     earlier runs' exit codes are in `RealRun.earlier`; ``before_last`` is
     called just before the returned run starts (to tell its requests apart).
+    With ``held``, ``timeout`` counts the time the CLI waits on held-back
+    answers, not the wall clock (see `_run`).
     """
 
     def _claude_argv(turn: str, session: str | None) -> list[str]:
@@ -225,12 +237,12 @@ def run_claude(
         session: str | None = None
         codes: list[int] = []
         for turn in earlier:
-            run = _run(_claude_argv(turn, session), full, probe, timeout, False, confine)
+            run = _run(_claude_argv(turn, session), full, probe, timeout, False, confine, held)
             codes.append(run.exit_code)
             session = session_id(run.stdout) or session
         if before_last is not None:
             before_last()
-        run = _run(_claude_argv(prompt, session), full, probe, timeout, False, confine)
+        run = _run(_claude_argv(prompt, session), full, probe, timeout, False, confine, held)
         return replace(run, earlier=tuple(codes))
 
 
@@ -258,12 +270,13 @@ def run_codex(
     env: Mapping[str, str] | None = None,
     timeout: float = DEFAULT_TIMEOUT,
     confine: Confine | None = None,
+    held: Held | None = None,
 ) -> RealRun:
     """
     ``codex exec --json --output-schema FILE -m MODEL`` against `base_url` (``.../v1``).
 
     The provider has its retries off, as in the captures: one scripted
-    failure stays one request and one ``turn.failed``.
+    failure stays one request and one ``turn.failed``.  ``held``: as for `run_claude`.
     """
     provider = (
         f'model_providers.fake={{name="fake",base_url="{base_url}",wire_api="responses",'
@@ -284,7 +297,7 @@ def run_codex(
         offline = {"CODEX_HOME": str(codex_home), "FAKE_KEY": "sk-fake"}
         full = _base_env(work, {**offline, **(env or {})})
         # A terminal on stdin: otherwise Codex says it reads "additional input from stdin".
-        return _run(argv, full, _probe(work), timeout, True, confine)
+        return _run(argv, full, _probe(work), timeout, True, confine, held)
 
 
 def run_codebuddy(
@@ -331,7 +344,16 @@ def _run(  # noqa: PLR0917 - the two runners' one shared step
     timeout: float,
     tty_stdin: bool,
     confine: Confine | None = None,
+    held: Held | None = None,
 ) -> RealRun:
+    """
+    One process, killed with its group when its time is up: ``timeout``
+    seconds of the wall clock, or with ``held`` ``timeout`` seconds of
+    waiting on held-back answers (then the CLI's own time, start-up
+    included, is bounded by `OWN_TIME` on top).  A verdict that hangs on the
+    timeout then depends on what the script holds back, not on how fast the
+    machine starts the CLI.
+    """
     shown = tuple(argv)
     if confine is not None:  # the run's throwaway folder is all it may write to
         argv = confine(argv, cwd.parent, env)
@@ -347,13 +369,8 @@ def _run(  # noqa: PLR0917 - the two runners' one shared step
             stderr=subprocess.PIPE,
             start_new_session=True,  # its own process group: a timeout kills helpers too
         )
-        timed_out = False
         try:
-            stdout, stderr = process.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            _kill_group(process)
-            stdout, stderr = process.communicate()
+            timed_out, stdout, stderr = _wait(process, started, timeout, held)
         finally:
             if process.poll() is None:  # an exception while waiting: never leave it running
                 _kill_group(process)
@@ -392,6 +409,28 @@ def workdir_files(root: Path) -> tuple[tuple[str, str], ...]:
                 data = handle.read(FILE_LIMIT)
             found.append((path.relative_to(root).as_posix(), data.decode(errors="replace")))
     return tuple(found)
+
+
+def _wait(
+    process: subprocess.Popen[bytes], started: float, timeout: float, held: Held | None
+) -> tuple[bool, bytes, bytes]:
+    """The process's output, and whether it was killed at its timeout."""
+    limit = timeout if held is None else timeout + OWN_TIME
+    while True:
+        wall = limit - (time.monotonic() - started)
+        # The held clock runs no faster than the wall clock: waiting for what is
+        # left of it cannot overshoot, and between holds nothing is polled.
+        left = wall if held is None else min(wall, timeout - held())
+        if left <= 0:
+            break
+        try:
+            stdout, stderr = process.communicate(timeout=left)
+        except subprocess.TimeoutExpired:
+            continue
+        return False, stdout, stderr
+    _kill_group(process)
+    stdout, stderr = process.communicate()
+    return True, stdout, stderr
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:

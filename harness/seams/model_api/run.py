@@ -66,6 +66,12 @@ def run_case(
     One run of the real CLI against a fresh loopback fake serving ``script``;
     ``confine`` when it may run commands (`harness.systems.sandbox`).
 
+    The case's timeout counts the time the CLI waits on answers the script
+    holds back (its ``delay`` steps), as the reference models count it; how
+    long the binary takes to start and think on this machine does not count
+    (`realcli.OWN_TIME` bounds that), so a hung-API case gives the same
+    verdict on a loaded machine as on a quiet one.
+
     A run in which the CLI retried a request although the script gave it no
     reason to (`ModelScript.calm`) was disturbed by the machine, not by the
     case: on a loaded machine a request can outlast the CLI's own timeouts.
@@ -176,6 +182,7 @@ def _real_claude(
         earlier=request.earlier_prompts,
         before_last=before_last,
         confine=confine,
+        held=server.held,
     )
     return run, mark
 
@@ -192,6 +199,7 @@ def _real_codex(
         env=dict(request.env),
         timeout=request.timeout,
         confine=confine,
+        held=server.held,
     )
     return run, 0
 

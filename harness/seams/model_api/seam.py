@@ -42,7 +42,7 @@ from harness.systems import sandbox
 from harness.targets import AgentBinary, Target, versions_of
 from harness.targets.protocol import Skipped
 from providers_fake.api import Script as ModelScript
-from providers_fake.api import ScriptError
+from providers_fake.api import ScriptError, realcli
 
 _CLAUDE_FIELDS = ("subtype", "is_error", "terminal_reason", "input_schema", "strict", "strict_each")
 _SCHEMA_SOURCES = ("schema", "schema_text", "schema_generated")
@@ -121,6 +121,24 @@ PHRASES = (
 )
 
 
+def _check_hold(
+    script: ModelScript, request: Mapping[str, Any], where: tuple[str, ...], report: Report
+) -> None:
+    """
+    A case that expects the kill at its timeout must hold an answer back
+    longer than that timeout: the timeout counts what the script holds back
+    (docs/model-api.md), so without such a hold the verdict would hang on how
+    fast the machine runs the CLI.
+    """
+    timeout = float(request.get("timeout", realcli.DEFAULT_TIMEOUT))
+    if not any(step.delay > timeout for step in script.steps):
+        report(
+            where,
+            f"expects the kill at the {timeout:g} s timeout, but no step of model_script "
+            "holds its answer back longer (give one a delay above the timeout)",
+        )
+
+
 class ModelApi:
     """See the module docstring."""
 
@@ -150,9 +168,10 @@ class ModelApi:
                 if key in request:
                     report(("request", key), f"{key} applies to claude only")
         try:
-            ModelScript.from_json(doc["provider"]["model_script"])
+            script = ModelScript.from_json(doc["provider"]["model_script"])
         except ScriptError as error:
             report(("provider", "model_script"), str(error))
+            script = None
         Where = tuple[str, ...]
         expectations: list[tuple[Where, Mapping[str, Any]]] = [(("expect",), doc["expect"])]
         expectations += [(("by_target", k), v) for k, v in doc.get("by_target", {}).items()]
@@ -173,6 +192,8 @@ class ModelApi:
                         report((*where, key), f"{key} is claude's; codex prints no such field")
             elif "text_format" in expect:
                 report((*where, "text_format"), "text_format is codex's (OpenAI Responses)")
+            if expect.get("timed_out") is True and script is not None:
+                _check_hold(script, request, (*where, "timed_out"), report)
         promises.check(doc, DECISIVE, PHRASES, report, variants=rules)
 
     def parts(self, doc: dict[str, Any], base: Folder) -> Parts:

@@ -41,7 +41,6 @@ StructuredOutput calls and retracts their objects (LOOP-11, 13).
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import httpx
@@ -170,9 +169,9 @@ class Loop:
 
     def time_left(self) -> float | None:
         """Seconds until the caller kills the run; raises once they are up."""
-        if self.settings.deadline is None:
+        if self.settings.timeout is None:
             return None
-        left = self.settings.deadline - time.monotonic() - self.waited
+        left = self.settings.timeout - self.waited
         if left <= 0:
             raise httpx.ReadTimeout("the caller's timeout passed")
         return left

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -179,7 +178,7 @@ def run_claude(
         dict(gates or {}),
         tuple(resumed),
         urlsplit(base_url).netloc,
-        deadline=None if timeout is None else time.monotonic() + timeout,
+        timeout=timeout,
         profile=profile,
         model_chosen=chosen is not None or parsed.text("model") is not None,
     )

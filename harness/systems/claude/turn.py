@@ -30,8 +30,11 @@ class Settings:
     resumed: tuple[dict[str, Any], ...] = ()
     #: How the CLI names a custom ANTHROPIC_BASE_URL in its error messages (host:port).
     gateway: str = "api.anthropic.com"
-    #: When the caller kills the run (``time.monotonic()``), if it ever does.
-    deadline: float | None = None
+    #: Seconds until the caller kills the run, if it ever does, counted on the
+    #: model's waits only (back-offs, answers held back): the model's own work
+    #: takes no time, as the harness counts a real binary's (no verdict depends
+    #: on how fast the machine is).
+    timeout: float | None = None
     #: What differs in the release modelled (`harness.systems.claude.profile`).
     profile: ClaudeProfile = field(default_factory=ClaudeProfile.of)
     #: Whether the run was told its model (ANTHROPIC_MODEL, ``--model``): the default
