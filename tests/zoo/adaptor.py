@@ -53,7 +53,6 @@ BUGS = {
     "floats": "parses every JSON number as a float, as JavaScript does",
     "int-looking-floats": "turns integral floats (2.0) into integers",
     "string-output-unparsed": "keeps a structured_output JSON string as a string",
-    "string-output-always-parsed": "parses a structured_output string even when it is not JSON",
     # terminals
     "missing-terminal-ok": "accepts a run without its terminal event when text was seen",
     "codex-error-line-ignored": "ignores top-level Codex error lines before turn.completed",
@@ -93,12 +92,14 @@ BUGS = {
     "refs-unchecked": "does not resolve $ref before launch",
     # record shapes, text
     "codex-text-last": "keeps only the last Codex agent message as the text",
+    "codex-join-newline": "joins Codex agent messages with one newline",
+    "codex-join-untrimmed": "joins Codex agent messages without trimming each",
     "codex-blank-falls-back": "takes the last non-blank agent message as the candidate",
     "codex-started-items": "counts item.started agent messages as completed",
     "claude-text-assistant": "takes Claude's text from the assistant frames, not the result",
     "cursor-text-result": "takes Cursor's text from the result, not the assistant fragments",
     "cursor-all-blocks": "joins every content block of Cursor assistant records, not only text",
-    "codebuddy-array-first": "reads the first record of CodeBuddy's array, not the result",
+    "codebuddy-array-last": "reads only the last record of CodeBuddy's array",
     "json-result-fallback": "decodes Claude's result string when structured_output is missing",
     "stream-events-rejected": "treats unknown stream_event lines as a malformed protocol",
 }
@@ -453,13 +454,13 @@ def read_codex(stdout: str, read: Read) -> None:
             read.fail("turn_failed", json.dumps(event.get("error")))
         elif kind == "error" and not bug("codex-error-line-ignored"):
             read.fail("turn_failed", str(event.get("message")))
-    kept = [m.strip() for m in messages if m.strip()]
+    kept = [m if bug("codex-join-untrimmed") else m.strip() for m in messages if m.strip()]
     if bug("codex-text-last"):
         kept = kept[-1:]
-    read.text = "\n\n".join(kept) or None
+    read.text = ("\n" if bug("codex-join-newline") else "\n\n").join(kept) or None
     last = messages[-1] if messages else None
     if bug("codex-blank-falls-back") and kept:
-        last = kept[-1]
+        last = kept[-1].strip()
     if last is not None and last.strip():
         read.candidate = [("text", last)]
 
@@ -480,8 +481,8 @@ def _claude_records(stdout: str, transport: str, driver: str, read: Read) -> lis
             if driver != "codebuddy" or not document:
                 read.fail("malformed_protocol", "an array of records where one result was due")
                 return []
-            if bug("codebuddy-array-first"):
-                document = document[:1] + [r for r in document if isinstance(r, dict) and r.get("type") == "result"][-1:]
+            if bug("codebuddy-array-last"):
+                document = document[-1:]
             return list(enumerate(document, 1))
         return [(1, document)]
     out = []
@@ -578,8 +579,7 @@ def _result(record: dict[str, Any], read: Read, session: bool, schema: bool) -> 
         try:
             output = exact(output)
         except ValueError:
-            if bug("string-output-always-parsed"):
-                output = None
+            pass  # a string that is not JSON text is that string (a choice: seed-001.md)
     if output is not None:
         read.candidate = [("value", output)]
     elif bug("json-result-fallback") and isinstance(result, str):
