@@ -36,7 +36,7 @@ export const BUGS = {
   'js-prompt-before-instruction': 'puts the caller prompt before the instruction',
   'js-cursor-result-text': 'reads Cursor text from the result, not the fragments',
   'js-cursor-fragments-newline': 'joins Cursor fragments with newlines',
-  'js-schema-reparsed': 'sends the schema re-serialised by JSON.stringify, not as given',
+  'js-ask-ignored': 'does not hold Ask approvals to the HITL flags',
 };
 
 const IMPLEMENTATION = {
@@ -94,8 +94,7 @@ function intake(request) {
     throw new Refused('invalid_output_schema', `schema does not compile: ${error.message}`);
   }
   const trim = (s) => (s === null || s === undefined || s.trim() === '' ? null : s.trim());
-  const text = bug('js-schema-reparsed') ? JSON.stringify(document) : request.schema;
-  return { text, validate, name: trim(request.schema_name), description: trim(request.schema_description) };
+  return { text: request.schema, validate, name: trim(request.schema_name), description: trim(request.schema_description) };
 }
 
 const BUILTIN = {
@@ -107,7 +106,7 @@ function negotiate(request, schema) {
   const rich = request.driver === 'cursor';
   if (!schema) return { mechanism: null, transport: rich ? 'stream-json' : 'json' };
   const d = request.descriptor ?? BUILTIN[request.driver];
-  const ask = request.approval === 'ask';
+  const ask = request.approval === 'ask' && !bug('js-ask-ignored');
   const transports = [];
   if (d.run) {
     if (rich && d.streaming) transports.push('stream-json');
