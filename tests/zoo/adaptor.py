@@ -18,6 +18,7 @@ the `jsonschema` package, nothing of the harness.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -46,7 +47,6 @@ BUGS = {
     # decode
     "fence-unwrap": "strips Markdown code fences around prompt-validation text",
     "trailing-text": "decodes the first JSON value of the text and ignores what follows",
-    "bom-stripped": "decodes text that starts with a byte-order mark as if it had none",
     "strip-then-search": "searches the text for the first '{' and decodes from there",
     "empty-object-is-none": "treats a decoded {} as no value (`if not value`)",
     "empty-array-is-none": "treats a decoded [] as no value",
@@ -189,8 +189,6 @@ FENCE = re.compile(r"\A\s*```[a-zA-Z]*\n(.*)\n```\s*\Z", re.DOTALL)
 
 def decode_text(text: str) -> Any:
     """What prompt validation and schema-less Decode read: one exact JSON value."""
-    if bug("bom-stripped"):
-        text = text.removeprefix("\ufeff")
     if bug("fence-unwrap") and (m := FENCE.match(text)):
         text = m[1]
     if bug("strip-then-search") and "{" in text:
@@ -212,8 +210,19 @@ class Schema:
 
 
 #: Keywords whose value is a subschema, a list of them, or a map of them.
-ONE = {"not", "if", "then", "else", "contains", "additionalProperties", "propertyNames",
-       "unevaluatedItems", "unevaluatedProperties", "contentSchema", "items"}
+ONE = {
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "additionalProperties",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "contentSchema",
+    "items",
+}
 MANY = {"allOf", "anyOf", "oneOf", "prefixItems"}
 MAP = {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
 
@@ -270,17 +279,23 @@ def intake(request: dict[str, Any]) -> Schema:
     try:
         document = first_value(text) if bug("schema-first-value") else exact(text)
     except ValueError as error:
-        raise Refused("invalid_output_schema", f"the schema is not one JSON value: {error}") from None
+        raise Refused(
+            "invalid_output_schema", f"the schema is not one JSON value: {error}"
+        ) from None
     if not isinstance(document, (dict, bool)):
         raise Refused("invalid_output_schema", "a schema is an object or a boolean")
     if not bug("schema-not-compiled"):
         try:
             jsonschema.Draft202012Validator.check_schema(document)
         except jsonschema.SchemaError as error:
-            raise Refused("invalid_output_schema", f"the schema does not compile: {error.message}") from None
+            raise Refused(
+                "invalid_output_schema", f"the schema does not compile: {error.message}"
+            ) from None
     if not bug("refs-unchecked"):
         _check_refs(document)
-    return Schema(text, document, _trimmed(request["schema_name"]), _trimmed(request["schema_description"]))
+    return Schema(
+        text, document, _trimmed(request["schema_name"]), _trimmed(request["schema_description"])
+    )
 
 
 def diagnose(schema: Schema, value: Any) -> list[dict[str, Any]]:
@@ -293,7 +308,9 @@ def diagnose(schema: Schema, value: Any) -> list[dict[str, Any]]:
             if error.context:
                 leaves(error.context)
             else:
-                path = "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in error.absolute_path)
+                path = "".join(
+                    "/" + str(p).replace("~", "~0").replace("/", "~1") for p in error.absolute_path
+                )
                 entry = {"path": path, "keyword": error.validator, "message": error.message}
                 if entry not in out:
                     out.append(entry)
@@ -363,7 +380,9 @@ def instruction(schema: Schema, prompt: str) -> str:
     return "\n".join([*lines, "", prompt])
 
 
-def argv(request: dict[str, Any], provider: dict[str, Any], plan: Plan, schema: Schema | None) -> list[str]:
+def argv(
+    request: dict[str, Any], provider: dict[str, Any], plan: Plan, schema: Schema | None
+) -> list[str]:
     driver = request["driver"]
     exe = provider["executables"][driver]
     prompt = request["prompt"]
@@ -441,7 +460,9 @@ def read_codex(stdout: str, read: Read) -> None:
             if not isinstance(item, dict):
                 read.fail("malformed_protocol", f"line {number}: item is not an object")
                 continue
-            done = kind == "item.completed" or (kind == "item.started" and bug("codex-started-items"))
+            done = kind == "item.completed" or (
+                kind == "item.started" and bug("codex-started-items")
+            )
             if done and item.get("type") == "agent_message":
                 if not isinstance(item.get("text"), str):
                     read.fail("malformed_protocol", f"line {number}: agent_message text")
@@ -502,7 +523,11 @@ def read_claudelike(stdout: str, transport: str, driver: str, read: Read, schema
     for number, record in _claude_records(stdout, transport, driver, read):
         if record is None and read.failure:
             continue
-        if not isinstance(record, dict) or not isinstance(record.get("type"), str) or not record["type"]:
+        if (
+            not isinstance(record, dict)
+            or not isinstance(record.get("type"), str)
+            or not record["type"]
+        ):
             read.fail("malformed_protocol", f"record {number} is not a typed object")
             continue
         kind = record["type"]
@@ -540,7 +565,10 @@ def read_claudelike(stdout: str, transport: str, driver: str, read: Read, schema
             if bug("error-record-ignored"):
                 continue
             read.terminal, read.raw = True, record
-            read.fail("api_error" if record.get("status") else "turn_failed", str(record.get("message") or "error"))
+            read.fail(
+                "api_error" if record.get("status") else "turn_failed",
+                str(record.get("message") or "error"),
+            )
         elif kind == "result":
             read.terminal, read.raw = True, record
             _result(record, read, bool(session), schema)
@@ -559,7 +587,11 @@ def _result(record: dict[str, Any], read: Read, session: bool, schema: bool) -> 
         if bug("error-subtype-candidate") and record.get("structured_output") is not None:
             read.candidate = [("value", record["structured_output"])]
             return
-        cause = "max_structured_output_retries" if "structured_output" in str(subtype) else "turn_failed"
+        cause = (
+            "max_structured_output_retries"
+            if "structured_output" in str(subtype)
+            else "turn_failed"
+        )
         read.fail(cause, f"result subtype {subtype}")
         return
     if not bug("success-fields-unchecked"):
@@ -576,10 +608,9 @@ def _result(record: dict[str, Any], read: Read, session: bool, schema: bool) -> 
         return
     output = record.get("structured_output")
     if isinstance(output, str) and not bug("string-output-unparsed"):
-        try:
+        # A string that is not JSON text is that string (a choice: seed-001.md).
+        with contextlib.suppress(ValueError):
             output = exact(output)
-        except ValueError:
-            pass  # a string that is not JSON text is that string (a choice: seed-001.md)
     if output is not None:
         read.candidate = [("value", output)]
     elif bug("json-result-fallback") and isinstance(result, str):
@@ -637,9 +668,7 @@ def outcome(**fields: Any) -> dict[str, Any]:
 def _is_none(value: Any) -> bool:
     if value == {} and isinstance(value, dict) and bug("empty-object-is-none"):
         return True
-    if value == [] and isinstance(value, list) and bug("empty-array-is-none"):
-        return True
-    return False
+    return value == [] and isinstance(value, list) and bug("empty-array-is-none")
 
 
 def run_request(request: dict[str, Any], provider: dict[str, Any]) -> dict[str, Any]:
@@ -657,27 +686,33 @@ def run_request(request: dict[str, Any], provider: dict[str, Any]) -> dict[str, 
     if finished.returncode is None:
         if bug("timeout-is-signal"):  # it was our SIGKILL, after all
             return outcome(error="execution_error", cause="signal", message="killed", **common)
-        return outcome(error="execution_error", cause="timeout", message="killed at the deadline", **common)
+        return outcome(
+            error="execution_error", cause="timeout", message="killed at the deadline", **common
+        )
     if finished.returncode < 0:
         cause = "nonzero_exit" if bug("signal-is-nonzero") else "signal"
-        return outcome(error="execution_error", cause=cause, message=f"signal {-finished.returncode}", **common)
-    if "\ufffd" in stdout and "\ufffd" not in finished.stdout.decode("utf-8", "surrogateescape"):
-        if not bug("not-utf8-replaced"):
-            read.fail("malformed_protocol", "stdout is not UTF-8")
+        return outcome(
+            error="execution_error", cause=cause, message=f"signal {-finished.returncode}", **common
+        )
+    replaced = "\ufffd" not in finished.stdout.decode("utf-8", "surrogateescape")
+    if "\ufffd" in stdout and replaced and not bug("not-utf8-replaced"):
+        read.fail("malformed_protocol", "stdout is not UTF-8")
     if request["driver"] == "codex":
         read_codex(stdout, read)
     else:
         read_claudelike(stdout, plan.transport, request["driver"], read, schema is not None)
-    if finished.returncode != 0:
-        if not (bug("exit-ignored") and read.terminal and read.failure is None):
-            if bug("malformed-outranked-by-exit"):
-                read.failure = None
-            read.fail("nonzero_exit", f"exit status {finished.returncode}")
+    clean_terminal = read.terminal and read.failure is None
+    if finished.returncode != 0 and not (bug("exit-ignored") and clean_terminal):
+        if bug("malformed-outranked-by-exit"):
+            read.failure = None
+        read.fail("nonzero_exit", f"exit status {finished.returncode}")
     if not read.terminal and not (bug("missing-terminal-ok") and read.text):
         read.fail("missing_terminal", "the CLI ended without its terminal event")
     common.update(text=read.text, raw=read.raw)
     if read.failure is not None:
-        return outcome(error="execution_error", cause=read.failure.cause, message=str(read.failure), **common)
+        return outcome(
+            error="execution_error", cause=read.failure.cause, message=str(read.failure), **common
+        )
     if schema is None:
         try:
             text = read.text or ""
@@ -688,7 +723,9 @@ def run_request(request: dict[str, Any], provider: dict[str, Any]) -> dict[str, 
     return _validate(schema, plan, read, request["on_invalid"], common)
 
 
-def _validate(schema: Schema, plan: Plan, read: Read, on_invalid: str, common: dict[str, Any]) -> dict[str, Any]:
+def _validate(
+    schema: Schema, plan: Plan, read: Read, on_invalid: str, common: dict[str, Any]
+) -> dict[str, Any]:
     audit: dict[str, Any] = {}
     if plan.mechanism == "prompt":
         candidate = [("text", read.text)] if read.text is not None else []
@@ -703,11 +740,15 @@ def _validate(schema: Schema, plan: Plan, read: Read, on_invalid: str, common: d
         try:
             value = decode_text(given) if kind == "text" else given
         except ValueError as error:
-            diagnostics = [{"path": "", "keyword": None, "message": f"not a single JSON value: {error}"}]
+            diagnostics = [
+                {"path": "", "keyword": None, "message": f"not a single JSON value: {error}"}
+            ]
         else:
             audit = {"audit": value}
             if _is_none(value):
-                diagnostics = [{"path": "", "keyword": None, "message": "no structured output candidate"}]
+                diagnostics = [
+                    {"path": "", "keyword": None, "message": "no structured output candidate"}
+                ]
                 audit = {}
             elif plan.mechanism == "native" and bug("policy-swallowed"):
                 diagnostics = []
@@ -719,9 +760,15 @@ def _validate(schema: Schema, plan: Plan, read: Read, on_invalid: str, common: d
                 return outcome(value=value, diagnostics=diagnostics, **audit, **common)
             if bug("invalid-value-kept"):
                 audit["value"] = value
-    error = "decode_error" if on_invalid == "return" else "policy_violation"
+    kind = "decode_error" if on_invalid == "return" else "policy_violation"
     summary = "; ".join(f"{d['path'] or '/'}: {d['message']}" for d in diagnostics)
-    return outcome(error=error, message=f"invalid structured output: {summary}", diagnostics=diagnostics, **audit, **common)
+    return outcome(
+        error=kind,
+        message=f"invalid structured output: {summary}",
+        diagnostics=diagnostics,
+        **audit,
+        **common,
+    )
 
 
 def run(message: dict[str, Any]) -> dict[str, Any]:

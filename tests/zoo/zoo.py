@@ -11,9 +11,11 @@ place cannot be changed by the bug, so it is not run.  A scenario *guards* a
 bug when it passes without the bug and fails (or errors) with it.
 
 Bugs run in forked children, ``jobs`` at a time; each child builds its own
-target, so a protocol adaptor is a fresh process per bug.  ``stop_after``
-bounds the work: the test suite stops a bug at two guards, `make mutants`
-(``python -m tests.zoo.zoo``) counts them all.
+target, so a protocol adaptor is a fresh process per bug.  The full zoo
+(`make mutants`, ``python -m tests.zoo.zoo``) counts every guard of every bug
+and fails when one has fewer than two; ``--write-guards`` pins the first two
+guards of each bug in `GUARDS_FILE`, which the test suite checks cheaply
+(`pinned`): the bug-free adaptor passes them, each bug fails both of its own.
 """
 
 from __future__ import annotations
@@ -38,6 +40,10 @@ from harness.seams.case import execute
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
+#: Two guards per bug, per adaptor, as the last full run found them.
+GUARDS_FILE = HERE / "guards.json"
+#: How many guards a bug needs.
+NEEDED = 2
 
 
 @dataclass(frozen=True)
@@ -58,8 +64,14 @@ class Zoo:
 
 
 ZOOS = (
-    Zoo("zoo-py", "zoo-py=python:tests.zoo.adaptor:run", (sys.executable, str(HERE / "adaptor.py"))),
-    Zoo("zoo-js", "zoo-js=cmd:node tests/zoo/node/adaptor.mjs", ("node", str(HERE / "node" / "adaptor.mjs"))),
+    Zoo(
+        "zoo-py", "zoo-py=python:tests.zoo.adaptor:run", (sys.executable, str(HERE / "adaptor.py"))
+    ),
+    Zoo(
+        "zoo-js",
+        "zoo-js=cmd:node tests/zoo/node/adaptor.mjs",
+        ("node", str(HERE / "node" / "adaptor.mjs")),
+    ),
 )
 
 
@@ -137,17 +149,42 @@ def _pool(jobs: int) -> ProcessPoolExecutor:
 
 
 def hunt(
-    zoo: Zoo, scenarios: Sequence[Scenario], jobs: int = 2, stop_after: int = 0,
+    zoo: Zoo,
+    scenarios: Sequence[Scenario],
+    jobs: int = 2,
+    stop_after: int = 0,
     only: Sequence[str] = (),
 ) -> tuple[Clean, list[Guarded]]:
     """Every bug of `zoo` (or those in `only`) against the scenarios that reach it."""
     base = clean(zoo, scenarios)
     bugs = [b for b in zoo.bugs() if not only or b in only]
     order = [s.id for s in scenarios]
-    work = {b: [i for i in order if i in base.passed and i in base.reached.get(b, ())] for b in bugs}
+    work = {
+        b: [i for i in order if i in base.passed and i in base.reached.get(b, ())] for b in bugs
+    }
     with _pool(jobs) as pool:
-        futures = {b: pool.submit(_run, zoo.spec, b, ids, stop_after, "") for b, ids in work.items()}
+        futures = {
+            b: pool.submit(_run, zoo.spec, b, ids, stop_after, "") for b, ids in work.items()
+        }
         return base, [Guarded(zoo.name, b, len(work[b]), tuple(futures[b].result())) for b in bugs]
+
+
+def pinned(
+    zoo: Zoo, scenarios: Sequence[Scenario], guards: dict[str, list[str]], jobs: int = 2
+) -> tuple[list[str], dict[str, list[str]]]:
+    """
+    The pinned guards of `zoo` on the bug-free adaptor and on each bug: the
+    pinned scenarios the bug-free adaptor does not pass, and for each bug its
+    pinned guards that still pass with the bug on.
+    """
+    _SCENARIOS[:] = scenarios
+    union = sorted({s for ids in guards.values() for s in ids})
+    with _pool(jobs) as pool:
+        clean_run = pool.submit(_run, zoo.spec, "", union, 0, "")
+        futures = {b: pool.submit(_run, zoo.spec, b, ids, 0, "") for b, ids in guards.items()}
+        failing = sorted(set(union) - set(clean_run.result()))
+        missed = {b: sorted(set(guards[b]) - set(f.result())) for b, f in futures.items()}
+    return failing, {b: ids for b, ids in missed.items() if ids}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -155,26 +192,37 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--verbose", action="store_true", help="name each bug's guards")
     parser.add_argument("--zoo", action="append", help="only this adaptor (zoo-py, zoo-js)")
+    parser.add_argument(
+        "--write-guards", action="store_true", help=f"pin two guards per bug in {GUARDS_FILE.name}"
+    )
     args = parser.parse_args(argv)
     scenarios = agent_cli()
     started = time.monotonic()
     weak: list[Guarded] = []
     total = 0
+    pins: dict[str, dict[str, list[str]]] = {}
     for zoo in [z for z in ZOOS if not args.zoo or z.name in args.zoo]:
         base, verdicts = hunt(zoo, scenarios, args.jobs)
+        pins[zoo.name] = {v.bug: list(v.guards[:NEEDED]) for v in verdicts}
         print(f"zoo: {zoo.name}: bug-free passes {len(base.passed)} of {len(scenarios)} cases")
         for v in verdicts:
             total += 1
             shown = f": {', '.join(v.guards)}" if args.verbose or len(v.guards) < 2 else ""
             print(f"  {v.bug}: {len(v.guards)} guard(s) of {v.tried} reaching{shown}")
-            if len(v.guards) < 2:
+            if len(v.guards) < NEEDED:
                 weak.append(v)
     caught = total - sum(1 for v in weak if not v.guards)
     twice = total - len(weak)
+    # The figure `make mutants` prints beside the mutation score.
     print(
         f"zoo: {total} bugs in {len(ZOOS)} adaptors; caught {caught} of {total}; "
         f"guarded at least twice {twice} of {total}; {time.monotonic() - started:.0f}s"
     )
+    if args.write_guards:
+        if weak or args.zoo:
+            print("zoo: guards not written: every bug of every adaptor needs two", file=sys.stderr)
+            return 1
+        GUARDS_FILE.write_text(json.dumps(pins, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return 0 if not weak else 1
 
 

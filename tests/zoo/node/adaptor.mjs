@@ -20,7 +20,6 @@ const Ajv2020 = require('ajv/dist/2020.js').default;
 
 export const BUGS = {
   'js-fence-unwrap': 'strips Markdown fences before JSON.parse of prompt-validation text',
-  'js-bom-stripped': 'drops a leading byte-order mark before JSON.parse',
   'js-first-line-only': 'decodes only the first line of the text',
   'js-falsy-is-none': 'treats every falsy value (0, false, "", null) as no value',
   'js-null-is-none': 'treats a decoded null as no value',
@@ -64,7 +63,6 @@ function parseOne(text) {
     const m = /^\s*```[a-z]*\n([\s\S]*)\n```\s*$/.exec(t);
     if (m) [, t] = m;
   }
-  if (bug('js-bom-stripped') && t.startsWith('\ufeff')) t = t.slice(1);
   if (bug('js-first-line-only')) [t] = t.trim().split('\n');
   if (t.startsWith('\ufeff')) throw new SyntaxError('a byte-order mark is not JSON');
   return JSON.parse(t);
