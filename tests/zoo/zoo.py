@@ -103,7 +103,10 @@ _SCENARIOS: list[Scenario] = []
 
 
 def _run(spec: str, bug: str, ids: Sequence[str], stop_after: int, trace: str) -> list[str]:
-    """In a worker: run `ids` on `spec` with `bug` on; the ids that did not pass."""
+    """
+    In a worker: run `ids` on `spec` with `bug` on.  With a bug, the ids that
+    did not pass (its guards); with none (``bug == ""``), the ids that passed.
+    """
     os.environ["ZOO_BUG"] = bug
     os.environ["ZOO_TRACE"] = trace
     os.chdir(ROOT)
@@ -135,13 +138,12 @@ def clean(zoo: Zoo, scenarios: Sequence[Scenario]) -> Clean:
         Path(trace).touch()
         ran = [s.id for s in scenarios]
         with _pool(1) as pool:
-            failing = pool.submit(_run, zoo.spec, "", ran, 0, trace).result()
+            passing = pool.submit(_run, zoo.spec, "", ran, 0, trace).result()
         reached: dict[str, set[str]] = {}
         for line in Path(trace).read_text(encoding="utf-8").splitlines():
             scenario, _, bug = line.partition("\t")
             reached.setdefault(bug, set()).add(scenario)
-    # `_run` with no bug returns the scenarios that passed (the inverse test).
-    return Clean(frozenset(failing), {b: frozenset(s) for b, s in reached.items()})
+    return Clean(frozenset(passing), {b: frozenset(s) for b, s in reached.items()})
 
 
 def _pool(jobs: int) -> ProcessPoolExecutor:
