@@ -186,6 +186,14 @@ def pinned(
         futures = {b: pool.submit(_run, zoo.spec, b, ids, 0, "") for b, ids in guards.items()}
         failing = sorted(set(union) - set(clean_run.result()))
         missed = {b: sorted(set(guards[b]) - set(f.result())) for b, f in futures.items()}
+        # The timeout cases give a CLI half a second: on a loaded machine one may
+        # miss its deadline.  What goes wrong once is run once more, alone.
+        if failing:
+            failing = sorted(
+                set(failing) - set(pool.submit(_run, zoo.spec, "", failing, 0, "").result())
+            )
+        again = {b: pool.submit(_run, zoo.spec, b, ids, 0, "") for b, ids in missed.items() if ids}
+        missed = {b: sorted(set(missed[b]) - set(f.result())) for b, f in again.items()}
     return failing, {b: ids for b, ids in missed.items() if ids}
 
 
