@@ -105,9 +105,10 @@ bench: $(STAMP)
 	$(BIN)/python scripts/bench-wheel.py
 	$(BIN)/harness bench scenarios --busy 2 -n $(WORKERS)
 
-# Mutation testing of the agent-cli catalogue (minutes; not part of `make test`).
-mutants: $(STAMP)
-	$(BIN)/harness mutants --jobs 2
+# Mutation testing of the agent-cli catalogue (minutes; not part of `make test`),
+# then the bug zoo's figure beside it (docs/zoo.md): both always run.
+mutants: $(STAMP) $(NODE_STAMP)
+	$(BIN)/harness mutants --jobs 2; status=$$?; $(BIN)/python -m tests.zoo.zoo --jobs 2 || status=1; exit $$status
 
 # A larger fuzz budget than `make test` runs (docs/fuzz.md): the reference launchers
 # on generated agent-cli cases, the reference models against themselves on model-api

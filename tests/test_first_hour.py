@@ -416,13 +416,13 @@ def test_an_unknown_tag_lists_the_known_ones(capsys: pytest.CaptureFixture[str])
     assert main(["run", codex, "--tag", "codx", "--reports", ""]) == 4
     assert capsys.readouterr().err == (
         "harness: unknown tag 'codx' (did you mean 'codex'?) "
-        "(known: capture, choice, codex, failure)\n"
+        "(known: capture, choice, codex, failure, no_schema)\n"
     )
     assert main(["list", codex, "--tag", "nope"]) == 4
-    assert "(known: capture, choice, codex, failure)" in capsys.readouterr().err
+    assert "(known: capture, choice, codex, failure, no_schema)" in capsys.readouterr().err
     assert main(["list", codex, "--tags"]) == 0
     tags = [line.split()[0] for line in capsys.readouterr().out.splitlines()]
-    assert tags == ["capture", "choice", "codex", "failure"]
+    assert tags == ["capture", "choice", "codex", "failure", "no_schema"]
 
 
 def test_a_raw_byte_is_written_as_a_surrogate_escape() -> None:

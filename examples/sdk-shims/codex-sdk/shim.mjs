@@ -156,9 +156,14 @@ async function run(request, provider) {
     const message = String(thrown?.message ?? thrown).trim();
     return outcome({ ...found, message, mechanism: found.cause ? mechanism : null });
   }
-  const messages = turn.items.filter((item) => item.type === 'agent_message').map((i) => i.text);
+  // Codex's text (docs/seed-001.md): every completed agent message, each trimmed, blank
+  // ones dropped, joined with a blank line.
+  const messages = turn.items
+    .filter((item) => item.type === 'agent_message')
+    .map((i) => (typeof i.text === 'string' ? i.text.trim() : i.text))
+    .filter((text) => text !== '');
   const common = {
-    text: messages.length ? messages.join('\n') : null,
+    text: messages.length ? messages.join('\n\n') : null,
     raw: turn.usage ? { type: 'turn.completed', usage: turn.usage } : null,
     mechanism,
   };
