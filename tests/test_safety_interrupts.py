@@ -202,3 +202,41 @@ def test_a_run_that_was_stopped_says_so_whatever_pytest_returns(
     assert capsys.readouterr().out.splitlines()[-1].startswith("harness: exit 2: interrupted")
     with pytest.raises(KeyboardInterrupt):
         signals._noted(signal.SIGINT, None)
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["term", "int"])
+def test_a_run_whose_adaptor_detaches_a_child_and_ignores_sigterm_stops_within_5_s(
+    tmp_path: Path, signum: int
+) -> None:
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    before = _previous_reports(tmp_path / "reports")
+    adaptor = f"cmd:{sys.executable} {ROOT / 'tests' / 'misbehaving_adaptor.py'} detach-hang:*"
+    env = {**os.environ, "TMPDIR": str(scratch), "PYTHONPATH": str(ROOT)}
+    argv = [str(HARNESS), "run", str(SCENARIOS), "--target", adaptor, "--reports", "reports"]
+    process = subprocess.Popen(
+        [*argv, "-n", "0"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        preexec_fn=_default_sigint,  # noqa: PLW1509 - the test starts no threads
+    )
+    time.sleep(4.0)  # the adaptor hangs on the first case, its detached child holding stderr
+    os.killpg(process.pid, signum)
+    sent = time.monotonic()
+    try:
+        output, _ = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    took = time.monotonic() - sent
+    shown = output.decode(errors="replace")[-2000:]
+    assert process.returncode == 2, shown
+    assert took < 5, shown
+    assert "Traceback" not in shown
+    assert _snapshot(tmp_path / "reports") == before
+    assert _left_behind(str(scratch)) == []
+    assert sorted(p.name for p in scratch.iterdir()) == []

@@ -10,7 +10,6 @@ identical outcomes: the catalogue is run both ways in the tests.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import subprocess
@@ -21,6 +20,7 @@ from pathlib import Path
 from typing import Protocol
 
 import providers_fake
+from harness.adaptor import custody
 from harness.exceptions import MissingExecutable
 
 #: CLI name → executable name of its fake.
@@ -75,7 +75,7 @@ class Subprocess:
         self, argv: Sequence[str], env: Mapping[str, str], timeout: float, cwd: Path
     ) -> Finished:
         process = subprocess.Popen(
-            list(argv),
+            custody.contained(argv),  # whatever the CLI starts goes with it
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -86,19 +86,12 @@ class Subprocess:
         try:
             stdout, stderr = process.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
-            _kill_group(process.pid)
+            custody.end(process)
             stdout, stderr = process.communicate()
             return Finished(stdout, stderr, process.returncode, timed_out=True)
         finally:
-            if process.poll() is None:
-                _kill_group(process.pid)
-                process.wait()
+            custody.end(process)
         return Finished(stdout, stderr, process.returncode)
-
-
-def _kill_group(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(pid, signal.SIGKILL)
 
 
 class InProcess:

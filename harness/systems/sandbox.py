@@ -18,17 +18,17 @@ read through a bounded buffer and its time is bounded too.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import resource
 import select
 import shutil
-import signal
 import subprocess
 import time
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+
+from harness.adaptor import custody
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -167,10 +167,8 @@ def run(command: str, folder: Path, env: Mapping[str, str], timeout: float) -> C
             size += len(chunk)
             kept += chunk[: max(0, KEEP_BYTES - len(kept))]
     finally:
-        # Whatever the command left running in its group (or namespace) goes with it.
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
+        # Whatever the command left running in its group, tree or namespace goes with it.
+        custody.end(process)
         process.stdout.close()
     code = None if timed_out else process.returncode
     return CommandRun(bytes(kept), size, code, timed_out, isolation())
