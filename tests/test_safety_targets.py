@@ -108,7 +108,7 @@ def test_an_adaptor_that_reads_nothing_cannot_block_the_harness_writing(tmp_path
     try:
         adaptor._ready()
         started = time.monotonic()
-        with pytest.raises(AdaptorFailed, match="did not read its input within 1.0 s"):
+        with pytest.raises(AdaptorFailed, match=r"did not read its input within 1\.0 s"):
             adaptor._send({"cmd": "run", "seq": 1, "padding": "x" * (1 << 20)}, 1.0)
         assert time.monotonic() - started < 5
     finally:
