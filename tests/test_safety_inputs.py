@@ -24,6 +24,7 @@ import pytest
 from harness.catalogue import loader, yamlpos
 from harness.catalogue.files import MAX_BYTES
 from harness.reports import baseline
+from harness.targets import serve as serve_module
 from harness.targets.serve import serve
 
 HEADER = "title: t\ndescription: d\nclauses: [CDX-01]\nseam: agent-cli\n"
@@ -205,12 +206,19 @@ def test_a_broken_baseline_is_one_line(tmp_path: Path, content: bytes, message: 
         ("not json", "protocol error: a line that is not JSON"),
         ('{"cmd": "dance", "seq": 3}', "unknown command 'dance'"),
         ('{"cmd": "run", "seq": 4}', "KeyError"),
+        ("[" * 30_000 + "]" * 30_000, "a line that is not JSON (nested deeper than 128 levels)"),
+        ('{"a": "' + "\u2028" * 10 + '"', "a line that is not JSON"),
+        ('{"cmd": "x", "pad": "' + "x" * (1 << 20) + '"}', "a line longer than 65536 bytes"),
     ],
+    ids=["list", "not-json", "unknown", "key-error", "deep", "separators", "too-long"],
 )
-def test_harness_serve_answers_a_bad_line_and_goes_on(line: str, answer: str) -> None:
+def test_harness_serve_answers_a_bad_line_and_goes_on(
+    line: str, answer: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(serve_module, "MAX_LINE", 65536)
     out = io.StringIO()
     lines = [line, '{"cmd": "start", "seq": 0, "version": 1}', '{"cmd": "stop", "seq": 1}']
-    assert serve(io.StringIO("\n".join(lines) + "\n"), out) == 0
+    assert serve(io.BytesIO(("\n".join(lines) + "\n").encode()), out) == 0
     first, second = (json.loads(reply) for reply in out.getvalue().splitlines())
     assert first["errored"] is True
     assert answer in first["message"]

@@ -4,15 +4,18 @@ Every process the harness starts ends with the run, detached or not.
 A process group is not enough: a child that calls ``setsid`` (or
 ``setpgid``) leaves its parent's group, and killing the group misses it;
 holding a pipe the harness reads, it would keep the harness waiting for an
-end of file that never comes.  So each program the harness starts (an
-adaptor, a fake CLI, a real CLI) runs in a PID namespace of its own where
+end of file that never comes.  So the programs the harness does not know
+(a ``cmd:`` adaptor, a real CLI) run in a PID namespace of their own where
 bubblewrap can make one: when the namespace's first process dies, the
 kernel kills everything else in it, whatever session or group it moved to.
-Where bubblewrap cannot, the program runs in a process group of its own,
-and `end` kills the group and, before it, every descendant it can find
-through ``/proc`` (a child that left the group but not its parent); what
-double-forks out of the tree before the end is the one thing that can
-escape there, and `how` says which of the two a run used.
+(Its price: a program killed by signal N is seen to exit with 128 + N, as
+bubblewrap reports it; the fakes, which scenarios make die by a signal and
+which start nothing, run without it.)  Where bubblewrap cannot, a program
+runs in a process group of its own, and `end` kills the group and, before
+it, every descendant it can find through ``/proc`` (a child that left the
+group but not its parent); what double-forks out of the tree before the end
+is the one thing that can escape there, and `how` says which of the two a
+run used.
 
 The harness never blocks on a child either: pipes are read through
 `drain`, which stops when told even if a descendant still holds the write
@@ -22,6 +25,7 @@ end, and written through `write_within`, which gives up at a deadline.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import selectors
 import shutil
@@ -62,16 +66,21 @@ def how() -> str:
     return PID_NAMESPACE if bubblewrap() else PROCESS_GROUP
 
 
-def contained(argv: Sequence[str]) -> list[str]:
+def contained(argv: Sequence[str], path: str | None = None) -> list[str]:
     """
     ``argv`` made to run in a PID namespace of its own (unchanged without
     bubblewrap, or when it already runs under bubblewrap, which makes one).
     Started with ``start_new_session=True``, killing its group with
-    SIGKILL then ends it and everything it started.
+    SIGKILL then ends it and everything it started.  A program that cannot
+    be found on ``path`` (the child's ``PATH``) raises the `OSError` that
+    starting it bare would, not an exit of bubblewrap.
     """
     bwrap = bubblewrap()
     if bwrap is None or not argv or argv[0] == bwrap:
         return list(argv)
+    if shutil.which(argv[0], path=path) is None:
+        code = errno.EACCES if os.path.exists(argv[0]) and os.sep in argv[0] else errno.ENOENT
+        raise OSError(code, os.strerror(code), argv[0])
     return [bwrap, *_NAMESPACE, "--", *argv]
 
 

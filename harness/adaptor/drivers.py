@@ -18,6 +18,7 @@ from typing import Any, ClassVar, Protocol
 from harness.adaptor.intake import Schema
 from harness.adaptor.launch import Finished
 from harness.adaptor.negotiate import Plan
+from harness.catalogue import jsonvalue
 from harness.catalogue.scenario import Json
 
 
@@ -91,9 +92,11 @@ def json_lines(stdout: bytes, *, allow_prose: bool) -> Iterator[dict[str, Any]]:
         if allow_prose and not stripped.startswith("{"):
             continue
         try:
-            event = json.loads(stripped)
+            event = jsonvalue.loads(stripped)
         except json.JSONDecodeError as error:
             raise Malformed(f"line {number} is not JSON: {error.msg}") from None
+        except ValueError as error:  # nested too deep
+            raise Malformed(f"line {number} is not JSON we read: {error}") from None
         if not isinstance(event, dict):
             raise Malformed(f"line {number} is not a JSON object")
         yield event

@@ -75,12 +75,15 @@ class Subprocess:
         self, argv: Sequence[str], env: Mapping[str, str], timeout: float, cwd: Path
     ) -> Finished:
         process = subprocess.Popen(
-            custody.contained(argv),  # whatever the CLI starts goes with it
+            list(argv),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env=dict(env),
             cwd=cwd,
+            # A group of its own, swept with its descendants on the way out.  Not a
+            # PID namespace: a fake must die by its own signal, as scenarios script,
+            # and bubblewrap would turn that into an exit status.
             start_new_session=True,
         )
         try:

@@ -28,6 +28,7 @@ from typing import Any
 
 import httpx
 
+from harness.catalogue import jsonvalue
 from harness.systems.profiles import CodexProfile
 from providers_fake.cli.base import Context
 from providers_fake.cli.codex import CLI, CodexRenderer, serde_problem
@@ -129,12 +130,12 @@ def _sse(lines: Iterator[str]) -> Iterator[dict[str, Any]]:
     for line in lines:
         if not line:
             if data:
-                yield json.loads("\n".join(data))
+                yield jsonvalue.loads("\n".join(data))
             data = []
         elif line.startswith("data:"):
             data.append(line[5:].strip())
     if data:
-        yield json.loads("\n".join(data))
+        yield jsonvalue.loads("\n".join(data))
 
 
 def _message_text(item: Mapping[str, Any]) -> str:
@@ -238,7 +239,7 @@ REASONS = {
 
 def _api_error(text: str) -> dict[str, Any]:
     try:
-        body = json.loads(text)
+        body = jsonvalue.loads(text)
     except ValueError:
         return {}
     error = body.get("error") if isinstance(body, dict) else None

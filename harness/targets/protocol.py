@@ -179,14 +179,15 @@ class ProtocolAdaptor:
     # -- lifecycle -----------------------------------------------------------
 
     def _start(self) -> _Process:
+        env = adaptor_environment()
         try:
             process = subprocess.Popen(
-                custody.contained(self.argv),  # nothing it starts can outlive it
+                custody.contained(self.argv, env.get("PATH")),  # nothing it starts outlives it
                 bufsize=0,  # raw pipes: closing one never flushes into a full pipe
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                env=adaptor_environment(),
+                env=env,
                 start_new_session=True,  # a group of its own: its children go with it
             )
         except OSError as error:

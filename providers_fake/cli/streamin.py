@@ -35,6 +35,7 @@ from __future__ import annotations
 import json
 import os
 
+from providers_fake.bounded import LIMIT, TooLarge
 from providers_fake.cli.claude import data
 
 TYPE_CHECKING = False
@@ -114,6 +115,8 @@ class Conversation:
                 self.pending = b""
                 return bytes(consumed)
             self.pending += chunk
+            if len(self.pending) + len(consumed) > LIMIT:
+                raise TooLarge  # an endless stdin (/dev/zero) must not fill the memory
 
 
 def respond(message: dict[str, object]) -> dict[str, object]:

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from harness.catalogue import jsonvalue
 from providers_fake.api import RecordedRequest, realcli
 from providers_fake.api import Script as ModelScript
 from providers_fake.api.script import STRUCTURED_OUTPUT, Answer
@@ -296,7 +297,7 @@ def parse_lines(stdout: bytes) -> tuple[object, ...]:
         if not raw.strip():
             continue
         try:
-            lines.append(json.loads(raw))
+            lines.append(jsonvalue.loads(raw))
         except ValueError:
             lines.append(raw)
     return tuple(lines)
@@ -319,7 +320,7 @@ def final_result(cli: str, lines: tuple[object, ...]) -> dict[str, Any] | None:
     ]
     text = messages[-1] if messages else None
     try:
-        value = json.loads(text) if isinstance(text, str) else None
+        value = jsonvalue.loads(text) if isinstance(text, str) else None
     except ValueError:
         value = None
     errors = [line.get("message") for line in objects if line.get("type") == "error"]

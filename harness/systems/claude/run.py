@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from harness.catalogue import jsonvalue
 from harness.systems.claude import validator, wire, words
 from harness.systems.claude.loop import Loop
 from harness.systems.claude.profile import ClaudeProfile
@@ -60,7 +61,7 @@ class ClaudeRun:
         out: list[object] = []
         for raw in self.stdout.decode().splitlines():
             try:
-                out.append(json.loads(raw))
+                out.append(jsonvalue.loads(raw))
             except ValueError:
                 out.append(raw)
         return out

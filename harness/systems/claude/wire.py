@@ -21,6 +21,7 @@ from typing import Any, cast
 
 import httpx
 
+from harness.catalogue import jsonvalue
 from harness.systems.claude.failures import Failure
 
 TYPE_CHECKING = False
@@ -192,14 +193,14 @@ def _sse_events(lines: Iterator[str]) -> Iterator[tuple[str, dict[str, Any]]]:
     for line in lines:
         if not line:
             if data_lines:
-                yield name, json.loads("\n".join(data_lines))
+                yield name, jsonvalue.loads("\n".join(data_lines))
             name, data_lines = "", cast("list[str]", [])
         elif line.startswith("event:"):
             name = line[6:].strip()
         elif line.startswith("data:"):
             data_lines.append(line[5:].strip())
     if data_lines:
-        yield name, json.loads("\n".join(data_lines))
+        yield name, jsonvalue.loads("\n".join(data_lines))
 
 
 def read_answer(response: httpx.Response) -> Answer:
@@ -234,7 +235,7 @@ def read_answer(response: httpx.Response) -> Answer:
                 block = open_blocks.pop(event["index"])
                 if block["type"] == "tool_use":
                     block["raw"] = partial[event["index"]] or "{}"
-                    block["input"] = json.loads(block["raw"])
+                    block["input"] = jsonvalue.loads(block["raw"])
                 answer.take(block)
             elif kind == "message_delta":
                 answer.stop_reason = event["delta"].get("stop_reason")
