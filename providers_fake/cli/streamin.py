@@ -86,7 +86,7 @@ class Conversation:
     def __init__(self, read_fd: int = 0, write_fd: int = 1) -> None:
         self.read_fd = read_fd
         self.write_fd = write_fd
-        self.pending = b""  # read, but not yet a whole line
+        self.pending = bytearray()  # read, but not yet a whole line
 
     def read(self, *, to_end: bool = False) -> bytes:
         """
@@ -95,11 +95,13 @@ class Conversation:
         as its line is complete.  Returns the lines read.
         """
         consumed = bytearray()
+        fresh = True  # whether pending may hold a newline not looked at yet
         while True:
-            while b"\n" in self.pending:
-                line, _, self.pending = self.pending.partition(b"\n")
+            while fresh and b"\n" in self.pending:
+                line, _, rest = self.pending.partition(b"\n")
+                self.pending = bytearray(rest)
                 consumed += line + b"\n"
-                message = _message(line)
+                message = _message(bytes(line))
                 if message is None:
                     continue  # blank or foreign lines carry nothing for the fake
                 if message.get("type") == "user" and not to_end:
@@ -112,9 +114,10 @@ class Conversation:
                 chunk = b""
             if not chunk:
                 consumed += self.pending
-                self.pending = b""
+                self.pending = bytearray()
                 return bytes(consumed)
             self.pending += chunk
+            fresh = b"\n" in chunk  # a line without end is not scanned again per read
             if len(self.pending) + len(consumed) > LIMIT:
                 raise TooLarge  # an endless stdin (/dev/zero) must not fill the memory
 
