@@ -185,8 +185,21 @@ def test_adaptors_get_no_credentials_and_reports_never_show_one() -> None:
         "PGPASSWORD": "hunter2hunter2",
         "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG",
         "SSH_AUTH_SOCK": "/run/agent.sock",
+        "DATABASE_URL": "postgres://app:hunter2db@db.internal:5432/app",
+        "DOCS_URL": "https://example.invalid/docs",
     }
-    assert adaptor_environment(environ) == {"PATH": "/usr/bin", "GOPATH": "/go"}
+    assert adaptor_environment(environ) == {
+        "PATH": "/usr/bin",
+        "GOPATH": "/go",
+        "DOCS_URL": "https://example.invalid/docs",
+    }
+    assert scrub("connecting to postgres://app:hunter2db@db.internal:5432/app", environ) == (
+        "connecting to <DATABASE_URL>"
+    )
+    # A password in a URL the harness never saw in its environment is hidden too.
+    assert scrub("adaptor: redis://:s3cr3t-pw@cache:6379/0 and mysql://root:pw9@h/x", {}) == (
+        "adaptor: redis://:<redacted>@cache:6379/0 and mysql://root:<redacted>@h/x"
+    )
     assert not looks_secret("KEYBOARD_LAYOUT")
     assert not looks_secret("HOME")
     text = "stderr: using sk-ant-very-secret-value and ghp_abcdefgh12345678"
