@@ -33,6 +33,8 @@ STEPS = (
     "expect: {error: execution_error, cause: missing_terminal}\n"
 )
 
+ROOT = Path(__file__).resolve().parent.parent
+
 
 def _scenario(folder: Path, body: str, name: str = "case.yaml") -> Path:
     folder.mkdir(parents=True, exist_ok=True)
@@ -252,3 +254,43 @@ def test_lint_of_every_hostile_file_at_once_is_one_line_each_in_bounded_memory(
     assert len(lines) == len(BAD_FILES), lines
     assert "Traceback" not in done.stdout.decode()
     assert peak_kib < 300 * 1024
+
+
+def test_a_scenario_linked_from_outside_the_catalogue_is_refused(tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere.yaml"
+    outside.write_text((ROOT / "scenarios/agent-cli/codex/candidates.yaml").read_text())
+    folder = tmp_path / "catalogue"
+    folder.mkdir()
+    (folder / "linked.yaml").symlink_to(outside)
+    loaded = loader.load([folder])
+    assert loaded.scenarios == ()
+    assert [str(p) for p in loaded.problems] == [
+        f"{folder / 'linked.yaml'}:1:1: <document>: a link to outside the catalogue folder {folder}"
+    ]
+
+
+@pytest.mark.subprocess
+def test_a_reader_that_goes_away_is_no_traceback(tmp_path: Path) -> None:
+    """`harness list | head -1`: quiet, as git and pytest are."""
+    harness = Path(sys.executable).parent / "harness"
+    process = subprocess.Popen(
+        [str(harness), "list", str(ROOT / "scenarios")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None
+    process.stdout.readline()
+    process.stdout.close()  # the reader has what it wanted
+    _, err = process.communicate(timeout=120)
+    assert err.decode() == ""
+    assert process.returncode in (0, 141)  # 141: the pipe closed before the end
+
+
+def test_record_resolves_a_relative_binary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from harness.record import recorder  # noqa: PLC0415
+
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "claude").write_text("#!/bin/sh\n")
+    monkeypatch.chdir(tmp_path)
+    options = recorder.Options(cli="claude", argv=("-p", "x"), binary=Path("bin/claude"))
+    assert recorder._binary(options) == tmp_path / "bin" / "claude"

@@ -240,3 +240,30 @@ def test_a_run_whose_adaptor_detaches_a_child_and_ignores_sigterm_stops_within_5
     assert _snapshot(tmp_path / "reports") == before
     assert _left_behind(str(scratch)) == []
     assert sorted(p.name for p in scratch.iterdir()) == []
+
+
+@pytest.mark.subprocess
+def test_an_interrupt_while_the_command_starts_is_one_line() -> None:
+    """
+    SIGINT at any moment of the start-up: once the harness's first line runs,
+    the one line and exit 2, never a traceback through the harness's modules
+    (before that line the interpreter itself is starting, and Python answers).
+    """
+    ours = str(ROOT / "harness")
+    answered = 0
+    for step in range(12):
+        process = subprocess.Popen(
+            [str(HARNESS), "list", str(SCENARIOS)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            preexec_fn=_default_sigint,  # noqa: PLW1509 - the test starts no threads
+        )
+        time.sleep(0.05 * step)
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+        text = err.decode(errors="replace")
+        assert f'File "{ours}' not in text, text
+        if process.returncode == 2:
+            assert text == "harness: interrupted\n"
+            answered += 1
+    assert answered > 0
