@@ -130,7 +130,8 @@ def test_the_sandbox_sees_the_case_folder_and_the_system_not_the_home(tmp_path: 
     if sandbox.isolation() != sandbox.BUBBLEWRAP:
         pytest.skip("bubblewrap cannot make a sandbox on this machine")
     home = Path.home()
-    probe = "ls -A {home} >/dev/null 2>&1 && echo home-seen; test -e /etc/shadow && echo shadow-seen"
+    probe = "ls -A {home} >/dev/null 2>&1 && echo home-seen; "
+    probe += "test -e /etc/shadow && echo shadow-seen"
     folder = tmp_path / "case"
     folder.mkdir()
     done = sandbox.run(

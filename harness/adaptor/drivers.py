@@ -19,6 +19,7 @@ from harness.adaptor.intake import Schema
 from harness.adaptor.launch import Finished
 from harness.adaptor.negotiate import Plan
 from harness.catalogue import jsonvalue
+from harness.catalogue.lines import JSON_SPACE
 from harness.catalogue.scenario import Json
 
 
@@ -86,7 +87,7 @@ def json_lines(stdout: bytes, *, allow_prose: bool) -> Iterator[dict[str, Any]]:
         where = stdout[: error.start].count(b"\n") + 1
         raise Malformed(f"stdout is not UTF-8 on line {where}") from None
     for number, line in enumerate(text.split("\n"), start=1):
-        stripped = line.strip()
+        stripped = line.strip(JSON_SPACE)  # not str.strip(): U+2028 is no JSON space
         if not stripped:
             continue
         if allow_prose and not stripped.startswith("{"):

@@ -66,7 +66,7 @@ def is_stream_input(parsed: Parsed) -> bool:
 
 def first_user_message(stdin: str) -> str | None:
     """The prompt an SDK sent as a stream-json user line (control lines are skipped)."""
-    for line in stdin.splitlines():
+    for line in stdin.split("\n"):  # JSON lines end at LF only, never at U+2028
         message = _message(line)
         if message is None or message.get("type") != "user":
             continue

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from harness.catalogue import jsonvalue
+from harness.catalogue.lines import JSON_SPACE, json_lines
 from providers_fake.api import RecordedRequest, realcli
 from providers_fake.api import Script as ModelScript
 from providers_fake.api.script import STRUCTURED_OUTPUT, Answer
@@ -293,8 +294,8 @@ def _line_type(line: object) -> str:
 
 def parse_lines(stdout: bytes) -> tuple[object, ...]:
     lines: list[object] = []
-    for raw in stdout.decode(errors="replace").splitlines():
-        if not raw.strip():
+    for raw in json_lines(stdout.decode(errors="replace")):
+        if not raw.strip(JSON_SPACE):
             continue
         try:
             lines.append(jsonvalue.loads(raw))

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from harness.catalogue import jsonvalue
+from harness.catalogue.lines import json_lines
 from harness.systems.claude import validator, wire, words
 from harness.systems.claude.loop import Loop
 from harness.systems.claude.profile import ClaudeProfile
@@ -59,7 +60,7 @@ class ClaudeRun:
     @property
     def lines(self) -> list[object]:
         out: list[object] = []
-        for raw in self.stdout.decode().splitlines():
+        for raw in json_lines(self.stdout.decode()):
             try:
                 out.append(jsonvalue.loads(raw))
             except ValueError:

@@ -22,6 +22,7 @@ from typing import Any, cast
 import httpx
 
 from harness.catalogue import jsonvalue
+from harness.catalogue.lines import sse_lines
 from harness.systems.claude.failures import Failure
 
 TYPE_CHECKING = False
@@ -209,7 +210,7 @@ def read_answer(response: httpx.Response) -> Answer:
     open_blocks: dict[int, dict[str, Any]] = {}
     stopped = False
     try:
-        for kind, event in _sse_events(response.iter_lines()):
+        for kind, event in _sse_events(sse_lines(response.iter_text())):
             if kind == "error" or event.get("type") == "error":
                 answer.midstream_error = True
                 return answer
