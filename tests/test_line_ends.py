@@ -68,7 +68,7 @@ def test_the_fakes_and_the_records_keep_the_line_whole(text: str, tmp_path: Path
     user = {"type": "user", "message": {"role": "user", "content": text}}
     assert first_user_message(_json({"type": "control_request"}) + "\n" + _json(user)) == text
     records = tmp_path / "records.jsonl"
-    record = {"cli": "codex", "argv": ["exec", text], "env": {}, "stdin": None}
+    record: dict[str, Any] = {"cli": "codex", "argv": ["exec", text], "env": {}, "stdin": None}
     records.write_bytes(_bytes(_json(record) + "\n"))
     (call,) = _records(records, tmp_path)
     assert text in call.argv
