@@ -10,6 +10,8 @@ switched on.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
@@ -86,13 +88,19 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The command; its exit status is one of `harness.exitcodes`."""
-    terminate_gracefully()
     try:
+        terminate_gracefully()  # inside: a signal just after it is an interrupt too
         with exitcodes.internal_errors():
             return _main(argv)
     except KeyboardInterrupt:
         print("harness: interrupted", file=sys.stderr)
         return exitcodes.INTERRUPTED
+    except BrokenPipeError:
+        # `harness show ID | head -3`: the reader has what it wanted.  Quiet, as git
+        # and pytest are; what is still buffered goes nowhere rather than fail again.
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return exitcodes.PIPE
     except SystemExit as done:  # argparse's usage errors, and internal errors
         if done.code in (None, 0):
             raise  # --help and --version end the process, as argparse has them do

@@ -24,7 +24,7 @@ import pytest
 from harness import exitcodes, seams, shards, targets
 from harness.baselines.verdicts import Baseline, Stale, judge, known, stale
 from harness.baselines.verdicts import load as load_baseline
-from harness.catalogue import loader
+from harness.catalogue import loader, yamlpos
 from harness.catalogue.scenario import Scenario
 from harness.exceptions import Problem
 from harness.reports import differential as disagreements
@@ -439,6 +439,27 @@ class Session:
         lines += [f"harness: rejected {problem}" for problem in self.problems()]
         return lines
 
+    def _unclaimed_baselines(self) -> list[str]:
+        """
+        The baselines of the folder whose target is not in this run, each as
+        ``FILE (TARGET)``: named beside a target that has none, they show a
+        target named otherwise than its baseline, which would go unjudged.
+        """
+        if self.baselines is None or not self.baselines.is_dir():
+            return []
+        names = {targets.shared(spec).name for spec in self.targets}
+        unclaimed = []
+        for path in sorted(self.baselines.glob("*.yaml")):
+            if path.stem in names:
+                continue
+            try:
+                document = yamlpos.read(path).value
+            except yamlpos.YAMLProblem:
+                continue  # not a baseline this run reads: its problems are not this run's
+            if isinstance(document, dict) and isinstance(document.get("target"), str):
+                unclaimed.append(f"{shown_path(str(path))} ({document['target']})")
+        return unclaimed
+
     def _no_baseline(self, target: str) -> str:
         """Why no baseline judged ``target``'s failures, and where one would be read."""
         if self.baselines is None:
@@ -447,7 +468,9 @@ class Session:
         if path is None:
             return "no baseline (name the target, NAME=SPEC, to read DIR/NAME.yaml)"
         where = shown_path(str(path))
-        return f"no baseline at {where} (harness baseline --target {target}=... writes one)"
+        others = self._unclaimed_baselines()
+        unread = f"; not read, their target not in this run: {', '.join(others)}" if others else ""
+        return f"no baseline at {where} (harness baseline --target {target}=... writes one){unread}"
 
     def _failing_cases(self) -> list[str]:
         """

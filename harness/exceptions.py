@@ -214,3 +214,10 @@ class ValidationTimedOut(HarnessError):
             "stopped (a pattern that backtracks catastrophically? the binary gives up after a "
             "backtracking budget and reports no match; Node has no such budget)"
         )
+
+
+class Unreadable(HarnessError):
+    """
+    A file read where a regular file is expected is not one (a FIFO, a
+    device) or is larger than allowed; the message says which.
+    """

@@ -13,6 +13,8 @@ the same as pytest's where the two overlap (the run *is* a pytest session):
 4     usage error: bad arguments, or a scenario, baseline or expectations file
       that cannot be read or is invalid
 5     nothing selected (``-k``, ``--tag`` or ``--shard`` left no case)
+141   the reader of the output went away (``harness show ID | head -3``):
+      quiet, as a program killed by SIGPIPE is, which is what the shell shows
 ====  ==========================================================================
 
 A run whose inputs are bad exits 4 even when cases also regressed: the
@@ -31,6 +33,7 @@ INTERRUPTED = 2
 INTERNAL = 3
 USAGE = 4
 NOTHING = 5
+PIPE = 141
 
 #: Each status in a few words: the start of the summary's last line.
 MEANING = {
@@ -40,6 +43,7 @@ MEANING = {
     INTERNAL: "internal error",
     USAGE: "usage error",
     NOTHING: "nothing selected",
+    PIPE: "the reader of the output went away",
 }
 
 
@@ -58,7 +62,7 @@ def internal_errors() -> Iterator[None]:
     """
     try:
         yield
-    except (KeyboardInterrupt, SystemExit):
+    except (KeyboardInterrupt, SystemExit, BrokenPipeError):
         raise
     except Exception as error:  # noqa: BLE001  (the last net: any escape is a bug)
         import traceback  # noqa: PLC0415  (only a crash needs it)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
 from pathlib import Path
 
 #: The stop signals this process has received, in order.
@@ -62,7 +63,8 @@ def terminate_gracefully() -> None:
     Make SIGTERM a ``KeyboardInterrupt``, where nobody else has claimed the
     signal, and note SIGINT where Python's own handler has it.
     """
-    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+    starting = getattr(sys.modules.get("harness"), "_starting", None)
+    if signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, starting):
         signal.signal(signal.SIGTERM, _interrupt)
-    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+    if signal.getsignal(signal.SIGINT) in (signal.default_int_handler, starting):
         signal.signal(signal.SIGINT, _noted)

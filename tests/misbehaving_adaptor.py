@@ -2,10 +2,13 @@
 A protocol adaptor that misbehaves on purpose, for the protocol target's tests.
 
 Usage: ``python misbehaving_adaptor.py MODE:SCENARIO_ID``; it serves every
-other scenario with the reference pipeline and, on SCENARIO_ID, does MODE:
+other scenario with the reference pipeline and, on SCENARIO_ID (``*``: on
+every scenario), does MODE:
 crash, hang, wrong-seq, garbage, invalid-outcome, errored or skipped; or
 nan (a reply holding NaN), orphan (start a child that keeps stdout open,
-then exit), chatty (write 64 MiB to stderr, then answer properly) or env
+then exit), detach (start a child in a session of its own that keeps stdout
+and stderr open, then exit), detach-hang (the same, then ignore SIGTERM and
+hang), chatty (write 64 MiB to stderr, then answer properly) or env
 (report the names of the variables it was given, as an error).
 """
 
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -27,7 +31,7 @@ def main() -> int:
         if message.get("cmd") == "stop":
             return 0
         seq = message["seq"]
-        if message.get("scenario") == victim:
+        if message.get("cmd") == "run" and victim in ("*", message.get("scenario")):
             print(f"misbehaving on purpose: {mode}", file=sys.stderr, flush=True)
             if mode == "crash":
                 return 3
@@ -36,6 +40,14 @@ def main() -> int:
             if mode == "orphan":
                 subprocess.Popen(["sleep", "271"], stdout=sys.stdout)
                 return 0
+            if mode in ("detach", "detach-hang"):
+                # A child in a session of its own, holding stderr (and stdout): out
+                # of the adaptor's process group, so killing the group misses it.
+                subprocess.Popen(["setsid", "sleep", "271"], stdout=sys.stdout, stderr=sys.stderr)
+                if mode == "detach":
+                    return 0
+                signal.signal(signal.SIGTERM, signal.SIG_IGN)
+                time.sleep(3600)
             if mode == "chatty":
                 block = b"x" * 65536
                 for _ in range(1024):

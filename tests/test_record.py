@@ -11,10 +11,12 @@ their own, without a binary.
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
@@ -155,11 +157,26 @@ def test_planted_secrets_never_reach_the_file(
     monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET_KEY)
     monkeypatch.setenv("UNRELATED_TOKEN", SECRET_ENV)
     echo = f"invalid x-api-key {SECRET_KEY}"
+    encoded = base64.b64encode(f"user:{SECRET_KEY}".encode()).decode()
+    half = len(SECRET_KEY) // 2
+    error = {
+        "type": "authentication_error",
+        "message": echo,
+        "basic": f"Basic {encoded}",
+        "url": f"https://api.invalid/?key={quote(SECRET_KEY, safe='')}",
+        "first": SECRET_KEY[:half],
+        "second": SECRET_KEY[half:],
+        "dsn": "postgres://me:planted-db-pass-9x@db.invalid/app",
+    }
     script = [
         {
             "status": 401,
-            "body": {"type": "error", "error": {"type": "authentication_error", "message": echo}},
-            "headers": {"x-echo": SECRET_KEY, "x-should-retry": "false"},
+            "body": {"type": "error", "error": error},
+            "headers": {
+                "x-echo": SECRET_KEY,
+                "x-should-retry": "false",
+                "content-type": f"application/json; key={SECRET_KEY[:half]}",
+            },
         }
     ]
     out = tmp_path / "secret.yaml"
@@ -171,9 +188,11 @@ def test_planted_secrets_never_reach_the_file(
     assert status == 0, err
     assert request.header("x-api-key") == "<redacted>"  # the fake got it (and hid it itself)
     text = out.read_text()
-    for secret in (SECRET_KEY, SECRET_ENV, SECRET_KEY[-12:]):
+    for secret in (SECRET_KEY, SECRET_ENV, SECRET_KEY[-12:], SECRET_KEY[:half], encoded[8:-4]):
         assert secret not in text
         assert secret not in err
+    assert "planted-db-pass-9x" not in text
+    assert quote(SECRET_KEY, safe="") not in text
     assert "invalid x-api-key <redacted>" in text
     assert "reproduces the recording" in err
 

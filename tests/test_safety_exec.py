@@ -124,3 +124,24 @@ def test_the_sandbox_bounds_time_and_output(tmp_path: Path) -> None:
     assert (slow.timed_out, slow.exit_code) == (True, None)
     failing = sandbox.run("echo out; echo err >&2; exit 3", tmp_path, env, 10.0)
     assert (failing.output, failing.exit_code) == (b"out\nerr\n", 3)
+
+
+def test_the_sandbox_sees_the_case_folder_and_the_system_not_the_home(tmp_path: Path) -> None:
+    if sandbox.isolation() != sandbox.BUBBLEWRAP:
+        pytest.skip("bubblewrap cannot make a sandbox on this machine")
+    home = Path.home()
+    probe = "ls -A {home} >/dev/null 2>&1 && echo home-seen; "
+    probe += "test -e /etc/shadow && echo shadow-seen"
+    folder = tmp_path / "case"
+    folder.mkdir()
+    done = sandbox.run(
+        probe.format(home=home) + "; echo made > made.txt; cat made.txt; ls /usr/bin/env",
+        folder,
+        {"PATH": "/usr/bin:/bin"},
+        10,
+    )
+    shown = done.output.decode()
+    assert "home-seen" not in shown
+    assert "shadow-seen" not in shown
+    assert "made\n/usr/bin/env\n" in shown
+    assert (folder / "made.txt").read_text() == "made\n"

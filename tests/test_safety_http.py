@@ -34,6 +34,20 @@ def _trickle(client: socket.socket) -> None:
         time.sleep(0.1)
 
 
+def _trickle_head(client: socket.socket) -> None:
+    # The status line and headers a byte at a time: each read is quick, the whole is not.
+    for byte in b"HTTP/1.1 202 Accepted\r\ncontent-type: application/json\r\n" + b"x" * 400:
+        client.sendall(bytes([byte]))
+        time.sleep(0.1)
+
+
+def _endless_head(client: socket.socket) -> None:
+    client.sendall(b"HTTP/1.1 202 Accepted\r\n")
+    for _ in range(4000):
+        client.sendall(b"x-more: more\r\n")
+        time.sleep(0.01)
+
+
 def _endless(client: socket.socket) -> None:
     client.sendall(b"HTTP/1.1 202 Accepted\r\ncontent-type: application/json\r\n\r\n")
     block = b"[" * 65536
@@ -82,10 +96,12 @@ def _serving(answer: Answer) -> Iterator[str]:
     ("answer", "reason"),
     [
         (_trickle, "got no answer within 1.0 s"),
+        (_trickle_head, "got no answer within 1.0 s"),
+        (_endless_head, "got no answer within 1.0 s"),
         (_endless, f"answered more than {MAX_BODY} bytes"),
         (_nan, "NaN is not valid JSON"),
     ],
-    ids=["trickle", "endless", "nan"],
+    ids=["trickle", "trickle-head", "endless-head", "endless", "nan"],
 )
 def test_a_misbehaving_service_is_one_errored_case(
     catalogue: loader.Loaded, answer: Answer, reason: str
@@ -98,3 +114,5 @@ def test_a_misbehaving_service_is_one_errored_case(
     assert result.status == "errored"
     assert reason in (result.reason or "")
     assert elapsed < 20  # the trickle alone would take 40 s
+    if answer in (_trickle, _trickle_head, _endless_head):
+        assert elapsed < 4  # one deadline for the call, headers included

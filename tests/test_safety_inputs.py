@@ -24,6 +24,7 @@ import pytest
 from harness.baselines import verdicts as baseline
 from harness.catalogue import loader, yamlpos
 from harness.catalogue.files import MAX_BYTES
+from harness.targets import serve as serve_module
 from harness.targets.serve import serve
 
 HEADER = "title: t\ndescription: d\nclauses: [CDX-01]\nseam: agent-cli\n"
@@ -31,6 +32,8 @@ STEPS = (
     "provider: {steps: [thread.started]}\n"
     "expect: {error: execution_error, cause: missing_terminal}\n"
 )
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _scenario(folder: Path, body: str, name: str = "case.yaml") -> Path:
@@ -205,12 +208,19 @@ def test_a_broken_baseline_is_one_line(tmp_path: Path, content: bytes, message: 
         ("not json", "protocol error: a line that is not JSON"),
         ('{"cmd": "dance", "seq": 3}', "unknown command 'dance'"),
         ('{"cmd": "run", "seq": 4}', "KeyError"),
+        ("[" * 30_000 + "]" * 30_000, "a line that is not JSON (nested deeper than 128 levels)"),
+        ('{"a": "' + "\u2028" * 10 + '"', "a line that is not JSON"),
+        ('{"cmd": "x", "pad": "' + "x" * (1 << 20) + '"}', "a line longer than 65536 bytes"),
     ],
+    ids=["list", "not-json", "unknown", "key-error", "deep", "separators", "too-long"],
 )
-def test_harness_serve_answers_a_bad_line_and_goes_on(line: str, answer: str) -> None:
+def test_harness_serve_answers_a_bad_line_and_goes_on(
+    line: str, answer: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(serve_module, "MAX_LINE", 65536)
     out = io.StringIO()
     lines = [line, '{"cmd": "start", "seq": 0, "version": 1}', '{"cmd": "stop", "seq": 1}']
-    assert serve(io.StringIO("\n".join(lines) + "\n"), out) == 0
+    assert serve(io.BytesIO(("\n".join(lines) + "\n").encode()), out) == 0
     first, second = (json.loads(reply) for reply in out.getvalue().splitlines())
     assert first["errored"] is True
     assert answer in first["message"]
@@ -244,3 +254,43 @@ def test_lint_of_every_hostile_file_at_once_is_one_line_each_in_bounded_memory(
     assert len(lines) == len(BAD_FILES), lines
     assert "Traceback" not in done.stdout.decode()
     assert peak_kib < 300 * 1024
+
+
+def test_a_scenario_linked_from_outside_the_catalogue_is_refused(tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere.yaml"
+    outside.write_text((ROOT / "scenarios/agent-cli/codex/candidates.yaml").read_text())
+    folder = tmp_path / "catalogue"
+    folder.mkdir()
+    (folder / "linked.yaml").symlink_to(outside)
+    loaded = loader.load([folder])
+    assert loaded.scenarios == ()
+    assert [str(p) for p in loaded.problems] == [
+        f"{folder / 'linked.yaml'}:1:1: <document>: a link to outside the catalogue folder {folder}"
+    ]
+
+
+@pytest.mark.subprocess
+def test_a_reader_that_goes_away_is_no_traceback(tmp_path: Path) -> None:
+    """`harness list | head -1`: quiet, as git and pytest are."""
+    harness = Path(sys.executable).parent / "harness"
+    process = subprocess.Popen(
+        [str(harness), "list", str(ROOT / "scenarios")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None
+    process.stdout.readline()
+    process.stdout.close()  # the reader has what it wanted
+    _, err = process.communicate(timeout=120)
+    assert err.decode() == ""
+    assert process.returncode in (0, 141)  # 141: the pipe closed before the end
+
+
+def test_record_resolves_a_relative_binary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from harness.record import recorder  # noqa: PLC0415
+
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "claude").write_text("#!/bin/sh\n")
+    monkeypatch.chdir(tmp_path)
+    options = recorder.Options(cli="claude", argv=("-p", "x"), binary=Path("bin/claude"))
+    assert recorder._binary(options) == tmp_path / "bin" / "claude"

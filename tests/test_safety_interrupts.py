@@ -202,3 +202,68 @@ def test_a_run_that_was_stopped_says_so_whatever_pytest_returns(
     assert capsys.readouterr().out.splitlines()[-1].startswith("harness: exit 2: interrupted")
     with pytest.raises(KeyboardInterrupt):
         signals._noted(signal.SIGINT, None)
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["term", "int"])
+def test_a_run_whose_adaptor_detaches_a_child_and_ignores_sigterm_stops_within_5_s(
+    tmp_path: Path, signum: int
+) -> None:
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    before = _previous_reports(tmp_path / "reports")
+    adaptor = f"cmd:{sys.executable} {ROOT / 'tests' / 'misbehaving_adaptor.py'} detach-hang:*"
+    env = {**os.environ, "TMPDIR": str(scratch), "PYTHONPATH": str(ROOT)}
+    argv = [str(HARNESS), "run", str(SCENARIOS), "--target", adaptor, "--reports", "reports"]
+    process = subprocess.Popen(
+        [*argv, "-n", "0"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        preexec_fn=_default_sigint,  # noqa: PLW1509 - the test starts no threads
+    )
+    time.sleep(4.0)  # the adaptor hangs on the first case, its detached child holding stderr
+    os.killpg(process.pid, signum)
+    sent = time.monotonic()
+    try:
+        output, _ = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    took = time.monotonic() - sent
+    shown = output.decode(errors="replace")[-2000:]
+    assert process.returncode == 2, shown
+    assert took < 5, shown
+    assert "Traceback" not in shown
+    assert _snapshot(tmp_path / "reports") == before
+    assert _left_behind(str(scratch)) == []
+    assert sorted(p.name for p in scratch.iterdir()) == []
+
+
+@pytest.mark.subprocess
+def test_an_interrupt_while_the_command_starts_is_one_line() -> None:
+    """
+    SIGINT at any moment of the start-up: once the harness's first line runs,
+    the one line and exit 2, never a traceback through the harness's modules
+    (before that line the interpreter itself is starting, and Python answers).
+    """
+    ours = str(ROOT / "harness")
+    answered = 0
+    for step in range(12):
+        process = subprocess.Popen(
+            [str(HARNESS), "list", str(SCENARIOS)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            preexec_fn=_default_sigint,  # noqa: PLW1509 - the test starts no threads
+        )
+        time.sleep(0.05 * step)
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+        text = err.decode(errors="replace")
+        assert f'File "{ours}' not in text, text
+        if process.returncode == 2:
+            assert text == "harness: interrupted\n"
+            answered += 1
+    assert answered > 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import resource
 import sys
+import time
 import types
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from typing import Any
 import pytest
 
 from harness import targets
+from harness.adaptor import custody
 from harness.adaptor.environment import adaptor_environment, looks_secret, scrub
 from harness.catalogue import loader
 from harness.cli import main
@@ -66,6 +68,60 @@ def test_an_adaptor_that_exits_leaving_a_child_is_reported_as_exited(
     assert result.status == "errored"
     assert "adaptor exited with status 0 before answering" in (result.reason or "")
     assert _sleepers() == []
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize(
+    ("mode", "held", "reason"),
+    [
+        ("detach", custody.PID_NAMESPACE, "adaptor exited with status 0 before answering"),
+        ("detach-hang", custody.PID_NAMESPACE, "adaptor did not answer within 10.5 s"),
+        ("detach-hang", custody.PROCESS_GROUP, "adaptor did not answer within 10.5 s"),
+    ],
+)
+def test_an_adaptor_whose_child_leaves_its_session_cannot_hang_the_run(
+    catalogue: loader.Loaded, monkeypatch: pytest.MonkeyPatch, mode: str, held: str, reason: str
+) -> None:
+    """A child that calls setsid, holding stderr and stdout, is out of the adaptor's group."""
+    if held == custody.PID_NAMESPACE and custody.bubblewrap() is None:
+        pytest.skip("bubblewrap cannot make a PID namespace on this machine")
+    if held == custody.PROCESS_GROUP:
+        monkeypatch.setattr(custody, "bubblewrap", lambda: None)
+    assert custody.how() == held
+    adaptor = _adaptor(mode, "codex-happy")
+    started = time.monotonic()
+    try:
+        result = execute(next(s for s in catalogue.scenarios if s.id == "codex-happy"), adaptor)
+    finally:
+        adaptor.close()
+    assert time.monotonic() - started < 20
+    assert result.status == "errored"
+    assert reason in (result.reason or "")
+    assert _sleepers() == []
+
+
+@pytest.mark.subprocess
+def test_an_adaptor_that_reads_nothing_cannot_block_the_harness_writing(tmp_path: Path) -> None:
+    script = tmp_path / "deaf.py"
+    script.write_text(_DEAF)
+    adaptor = ProtocolAdaptor("deaf", (sys.executable, str(script)))
+    try:
+        adaptor._ready()
+        started = time.monotonic()
+        with pytest.raises(AdaptorFailed, match=r"did not read its input within 1\.0 s"):
+            adaptor._send({"cmd": "run", "seq": 1, "padding": "x" * (1 << 20)}, 1.0)
+        assert time.monotonic() - started < 5
+    finally:
+        adaptor.close()
+
+
+_DEAF = """\
+import json, sys, time
+from harness.targets import serve
+message = json.loads(sys.stdin.readline())
+print(json.dumps(serve._answer(message)), flush=True)
+time.sleep(3600)
+"""
 
 
 @pytest.mark.subprocess
@@ -129,8 +185,21 @@ def test_adaptors_get_no_credentials_and_reports_never_show_one() -> None:
         "PGPASSWORD": "hunter2hunter2",
         "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG",
         "SSH_AUTH_SOCK": "/run/agent.sock",
+        "DATABASE_URL": "postgres://app:hunter2db@db.internal:5432/app",
+        "DOCS_URL": "https://example.invalid/docs",
     }
-    assert adaptor_environment(environ) == {"PATH": "/usr/bin", "GOPATH": "/go"}
+    assert adaptor_environment(environ) == {
+        "PATH": "/usr/bin",
+        "GOPATH": "/go",
+        "DOCS_URL": "https://example.invalid/docs",
+    }
+    assert scrub("connecting to postgres://app:hunter2db@db.internal:5432/app", environ) == (
+        "connecting to <DATABASE_URL>"
+    )
+    # A password in a URL the harness never saw in its environment is hidden too.
+    assert scrub("adaptor: redis://:s3cr3t-pw@cache:6379/0 and mysql://root:pw9@h/x", {}) == (
+        "adaptor: redis://:<redacted>@cache:6379/0 and mysql://root:<redacted>@h/x"
+    )
     assert not looks_secret("KEYBOARD_LAYOUT")
     assert not looks_secret("HOME")
     text = "stderr: using sk-ant-very-secret-value and ghp_abcdefgh12345678"

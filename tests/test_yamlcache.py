@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -165,3 +166,84 @@ def test_the_catalogue_loads_the_same_kept_or_afresh(monkeypatch: pytest.MonkeyP
     assert kept.scenarios == afresh.scenarios
     assert [s.line for s in kept.scenarios] == [s.line for s in afresh.scenarios]
     assert kept.problems == afresh.problems
+
+
+def _plant(where: Path, kind: str, text: str, other: str) -> None:
+    """An entry of ``kind`` at the name ``text``'s entry would have."""
+    digest = hashlib.sha256(yamlcache._SALT + text.encode()).hexdigest()
+    entry = where / f"{digest}.json"
+    forged = yamlpos.load(other)  # another file's scenarios: what a planted entry would say
+    body = json.dumps(
+        {
+            "text": digest,
+            "value": forged.value,
+            "marks": {yamlcache._key(p): list(forged.marks[p]) for p in forged.marks},
+            "lines": forged.lines,
+            "aliases": [],
+        }
+    ).encode()
+    own = yamlcache._secret()
+    assert own is not None
+    deep = b"[" * 100_000 + b"]" * 100_000
+    planted = {
+        "unsealed": body,  # the format before seals
+        "foreign-key": yamlcache._MAGIC + yamlcache._seal(b"k" * 32, digest, body) + b"\n" + body,
+        "other-text": yamlcache._MAGIC
+        + yamlcache._seal(own, "0" * 64, body)  # sealed for another text, renamed
+        + b"\n"
+        + body,
+        "tampered": yamlcache._MAGIC
+        + yamlcache._seal(own, digest, body)
+        + b"\n"
+        + body.replace(b'"lines":', b'"lines":1'),
+        "deep-sealed": yamlcache._MAGIC + yamlcache._seal(own, digest, deep) + b"\n" + deep,
+        "deep-unsealed": deep,
+        "oversized": b" " * (yamlcache.MAX_BYTES + 1),
+        "fifo": b"",
+    }[kind]
+    where.mkdir(parents=True, exist_ok=True)
+    if kind == "fifo":
+        os.mkfifo(entry)
+    else:
+        entry.write_bytes(planted)
+
+
+PLANTED = [
+    "unsealed",
+    "foreign-key",
+    "other-text",
+    "tampered",
+    "deep-sealed",
+    "deep-unsealed",
+    "oversized",
+    "fifo",
+]
+
+
+@pytest.mark.parametrize("kind", PLANTED)
+def test_a_planted_entry_is_a_miss_and_changes_no_verdict(cache: Path, kind: str) -> None:
+    from harness import targets  # noqa: PLC0415
+    from harness.seams.case import execute  # noqa: PLC0415
+
+    folder = ROOT / "scenarios" / "agent-cli" / "codex"
+    files = sorted(folder.glob("*.yaml"))
+    texts = [f.read_text() for f in files]
+
+    def verdicts() -> list[tuple[str, str, str]]:
+        loaded = loader.load([folder])
+        assert loaded.problems == ()
+        target = targets.create("reference-inproc")
+        return [(s.id, repr(s.expect), execute(s, target).status) for s in loaded.scenarios]
+
+    with pytest.MonkeyPatch.context() as off:
+        off.setenv(yamlcache.SWITCH_ENV, "off")
+        fresh = verdicts()
+    for i, text in enumerate(texts):
+        if len(text) >= yamlcache.MIN_TEXT:
+            _plant(cache, kind, text, texts[(i + 1) % len(texts)])
+    parsed, parse = _counting()
+    for text in texts:
+        if len(text) >= yamlcache.MIN_TEXT:
+            yamlcache.load(text, parse)  # type: ignore[arg-type]
+    assert len(parsed) == sum(len(t) >= yamlcache.MIN_TEXT for t in texts)  # every one a miss
+    assert verdicts() == fresh

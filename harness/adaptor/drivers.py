@@ -18,6 +18,8 @@ from typing import Any, ClassVar, Protocol
 from harness.adaptor.intake import Schema
 from harness.adaptor.launch import Finished
 from harness.adaptor.negotiate import Plan
+from harness.catalogue import jsonvalue
+from harness.catalogue.lines import JSON_SPACE
 from harness.catalogue.scenario import Json
 
 
@@ -85,15 +87,17 @@ def json_lines(stdout: bytes, *, allow_prose: bool) -> Iterator[dict[str, Any]]:
         where = stdout[: error.start].count(b"\n") + 1
         raise Malformed(f"stdout is not UTF-8 on line {where}") from None
     for number, line in enumerate(text.split("\n"), start=1):
-        stripped = line.strip()
+        stripped = line.strip(JSON_SPACE)  # not str.strip(): U+2028 is no JSON space
         if not stripped:
             continue
         if allow_prose and not stripped.startswith("{"):
             continue
         try:
-            event = json.loads(stripped)
+            event = jsonvalue.loads(stripped)
         except json.JSONDecodeError as error:
             raise Malformed(f"line {number} is not JSON: {error.msg}") from None
+        except ValueError as error:  # nested too deep
+            raise Malformed(f"line {number} is not JSON we read: {error}") from None
         if not isinstance(event, dict):
             raise Malformed(f"line {number} is not a JSON object")
         yield event

@@ -44,23 +44,40 @@ def looks_secret(name: str) -> bool:
     return bool(words & _SECRET_WORDS) or any(part in upper for part in _SECRET_PARTS)
 
 
+#: A password in a URL's user information (``postgres://user:PASSWORD@host``).
+_URL_PASSWORD = re.compile(r"(\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s/:@]*:)([^\s/@]+)(@)")
+
+
+def holds_credential(name: str, value: str) -> bool:
+    """Whether variable ``name`` holds a credential: by its name, or a password in a URL."""
+    return looks_secret(name) or _URL_PASSWORD.search(value) is not None
+
+
+def url_passwords(text: str) -> str:
+    """``text`` with the password of every ``scheme://user:password@host`` hidden."""
+    return _URL_PASSWORD.sub(r"\1<redacted>\3", text)
+
+
 def adaptor_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment an adaptor (or a fake it starts) gets: credentials removed."""
     source = os.environ if environ is None else environ
-    return {name: value for name, value in source.items() if not looks_secret(name)}
+    return {name: value for name, value in source.items() if not holds_credential(name, value)}
 
 
 def scrub(text: str, environ: Mapping[str, str] | None = None) -> str:
-    """``text`` with the value of every credential-looking variable replaced."""
+    """
+    ``text`` with the value of every credential-looking variable replaced, and
+    every password written in a URL.
+    """
     source = os.environ if environ is None else environ
     secrets = sorted(
         (
             (value, name)
             for name, value in source.items()
-            if looks_secret(name) and len(value) >= _SHORTEST_SECRET
+            if holds_credential(name, value) and len(value) >= _SHORTEST_SECRET
         ),
         reverse=True,  # longer values first, so one that contains another goes whole
     )
     for value, name in secrets:
         text = text.replace(value, f"<{name}>")
-    return text
+    return url_passwords(text)

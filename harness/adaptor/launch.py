@@ -10,7 +10,6 @@ identical outcomes: the catalogue is run both ways in the tests.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import subprocess
@@ -21,6 +20,7 @@ from pathlib import Path
 from typing import Protocol
 
 import providers_fake
+from harness.adaptor import custody
 from harness.catalogue.agents import AGENT_CLIS
 from harness.exceptions import MissingExecutable
 
@@ -77,24 +77,20 @@ class Subprocess:
             stderr=subprocess.PIPE,
             env=dict(env),
             cwd=cwd,
+            # A group of its own, swept with its descendants on the way out.  Not a
+            # PID namespace: a fake must die by its own signal, as scenarios script,
+            # and bubblewrap would turn that into an exit status.
             start_new_session=True,
         )
         try:
             stdout, stderr = process.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
-            _kill_group(process.pid)
+            custody.end(process)
             stdout, stderr = process.communicate()
             return Finished(stdout, stderr, process.returncode, timed_out=True)
         finally:
-            if process.poll() is None:
-                _kill_group(process.pid)
-                process.wait()
+            custody.end(process)
         return Finished(stdout, stderr, process.returncode)
-
-
-def _kill_group(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(pid, signal.SIGKILL)
 
 
 class InProcess:

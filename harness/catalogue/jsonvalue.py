@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any, Final
 
 #: Any value that can appear in a JSON document.
@@ -32,6 +33,58 @@ def _finite_float(text: str) -> float:
 
 
 _DECODER: Final = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
+
+#: The deepest JSON read from outside (a target, a transcript, a cache, a
+#: stream): checked on the text before it is parsed, so that neither the
+#: parser nor anything that walks the value later recurses without bound.
+MAX_DEPTH = 128
+_STRINGS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
+_BYTE_STRINGS = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_BYTE_NOT_BRACKETS = re.compile(rb"[^\[\]{}]+")
+
+
+_PARENTHESES: Final = str.maketrans("[{]}", "(())")
+
+
+def deeper_than(text: str | bytes, limit: int = MAX_DEPTH) -> bool:
+    """
+    Whether the arrays and objects of JSON ``text`` nest deeper than
+    ``limit``, read off the text without parsing it: brackets inside strings
+    do not count, and each round drops the innermost pairs (so a flat
+    document costs a few passes in C, a deep one at most ``limit + 1``).
+    Text that is not JSON may count as deeper than it is; it fails anyway.
+    """
+    if isinstance(text, bytes):
+        if text.count(b"[") + text.count(b"{") <= limit:
+            return False  # too few brackets to nest that deep
+        found = _BYTE_NOT_BRACKETS.sub(b"", _BYTE_STRINGS.sub(b"", text)).decode("ascii")
+    else:
+        if text.count("[") + text.count("{") <= limit:
+            return False
+        found = _NOT_BRACKETS.sub("", _STRINGS.sub("", text))
+    brackets = found.translate(_PARENTHESES)
+    for _ in range(limit):
+        if not brackets:
+            return False
+        inner = brackets.replace("()", "")
+        if inner == brackets:
+            return True  # unbalanced: not JSON, and the parser will say so
+        brackets = inner
+    return bool(brackets)
+
+
+def loads(text: str | bytes, **options: Any) -> JSON:
+    """
+    ``json.loads`` for text from outside: `JSONError` (a `ValueError`) for
+    what nests deeper than `MAX_DEPTH`, as for anything else it cannot read.
+    """
+    if deeper_than(text):
+        raise JSONError(f"nested deeper than {MAX_DEPTH} levels")
+    try:
+        return json.loads(text, **options)
+    except RecursionError:
+        raise JSONError(f"nested deeper than {MAX_DEPTH} levels") from None
 
 
 def non_finite(value: JSON, path: str = "") -> str | None:
@@ -66,10 +119,14 @@ def parse_exact(text: str) -> JSON:
     stripped = text.strip(" \t\r\n")
     if not stripped:
         raise JSONError("empty document")
+    if deeper_than(stripped):
+        raise JSONError(f"nested deeper than {MAX_DEPTH} levels")
     try:
         value, end = _DECODER.raw_decode(stripped)
     except json.JSONDecodeError as error:
         raise JSONError(f"malformed JSON: {error.msg} at offset {error.pos}") from None
+    except RecursionError:
+        raise JSONError(f"nested deeper than {MAX_DEPTH} levels") from None
     if end != len(stripped):
         raise JSONError(f"trailing data after the JSON value at offset {end}")
     return value

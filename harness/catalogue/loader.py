@@ -224,6 +224,10 @@ class _FileLoader:
             self.problems.append(found)
 
     def load(self) -> list[Scenario]:
+        if not self.path.resolve().is_relative_to(self.folder.root.resolve()):
+            # A symlink out of the catalogue: refused, as a schema_file out of it is.
+            self.problem((1, 1), "", f"a link to outside the catalogue folder {self.folder.root}")
+            return []
         try:
             located = yamlcache.read(self.path)
         except yamlpos.YAMLProblem as error:

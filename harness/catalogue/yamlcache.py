@@ -11,10 +11,18 @@ of the text, of `yamlpos`'s own source and of PyYAML's version, so a change
 to any of them loads afresh.
 
 Only what loaded cleanly is kept; a problem is found afresh each time.  The
-cache is JSON (never pickle): a damaged or foreign file is ignored, not
-executed.  A value JSON cannot hold exactly (a YAML timestamp, binary) is
-not kept.  The folder is bounded (`MAX_FILES` files, `MAX_TOTAL` bytes, the
-least recently written dropped first; a text over `MAX_TEXT` is not kept), and
+cache is JSON (never pickle), and it checks itself: an entry holds the
+digest of the text it came from and a seal (an HMAC-SHA256, under a key
+made at random for this user and kept beside the folder, over that digest
+and the entry's bytes); it is used only when the digest is the one of the
+text just read and the seal holds, checked before its JSON is parsed.
+Anything else (damaged, truncated, foreign, copied from another text or
+another machine, planted) is a miss and the text is parsed afresh, so an
+entry can never make a scenario say what its file does not.  Whoever can
+read the key can forge an entry: it is the user's own, mode 0600.  A value
+JSON cannot hold exactly (a YAML timestamp, binary) is not kept.  The
+folder is bounded (`MAX_FILES` files, `MAX_TOTAL` bytes, the least recently
+written dropped first; a text over `MAX_TEXT` is not kept), and
 ``HARNESS_CACHE=off`` turns the cache off.
 """
 
@@ -22,9 +30,11 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import hmac
 import json
 import math
 import os
+import secrets
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -32,6 +42,8 @@ from pathlib import Path
 import yaml
 
 from harness.catalogue import yamlpos
+from harness.catalogue.bounded import read_regular
+from harness.exceptions import Unreadable
 
 #: The most texts kept; past it the least recently written go first.
 MAX_FILES = 2000
@@ -48,13 +60,49 @@ MIN_TEXT = 512
 SWITCH_ENV = "HARNESS_CACHE"
 
 _SOURCE = hashlib.sha256(Path(yamlpos.__file__).read_bytes()).hexdigest()
-_SALT = f"yamlpos {_SOURCE}; PyYAML {yaml.__version__}; format 1\n".encode()
+_SALT = f"yamlpos {_SOURCE}; PyYAML {yaml.__version__}; format 2\n".encode()
 
 
 def folder() -> Path:
     """Where kept documents go."""
     cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(cache) / "structured-output-harness" / "yaml"
+
+
+#: What starts every entry, before its seal.
+_MAGIC = b"harness-yaml-cache 2 "
+_SEAL_HEX = 64
+
+
+def _key_file() -> Path:
+    return folder().parent / "yaml.key"
+
+
+def _secret() -> bytes | None:
+    """This user's key for the seals, made on first use; None when it cannot be had."""
+    where = _key_file()
+    with contextlib.suppress(OSError, Unreadable):
+        key = read_regular(where, 32)
+        if len(key) == 32:
+            return key
+    key = secrets.token_bytes(32)
+    try:
+        where.parent.mkdir(parents=True, exist_ok=True)
+        handle_fd, name = tempfile.mkstemp(dir=where.parent, suffix=".tmp")
+        try:
+            with os.fdopen(handle_fd, "wb") as out:
+                out.write(key)
+            os.replace(name, where)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(name)
+    except OSError:
+        return None
+    return key
+
+
+def _seal(key: bytes, digest: str, body: bytes) -> bytes:
+    return hmac.new(key, digest.encode() + b"\n" + body, hashlib.sha256).hexdigest().encode()
 
 
 def enabled() -> bool:
@@ -70,13 +118,16 @@ def load(text: str, parse: Callable[[str], yamlpos.Located] = yamlpos.load) -> y
     """``parse(text)``, or what it gave for the same text before."""
     if not MIN_TEXT <= len(text) <= MAX_TEXT or not enabled():
         return parse(text)
-    key = hashlib.sha256(_SALT + text.encode("utf-8", "surrogatepass")).hexdigest()
-    where = folder() / f"{key}.json"
-    kept = _read(where)
+    digest = hashlib.sha256(_SALT + text.encode("utf-8", "surrogatepass")).hexdigest()
+    secret = _secret()
+    if secret is None:
+        return parse(text)
+    where = folder() / f"{digest}.json"
+    kept = _read(where, digest, secret)
     if kept is not None:
         return kept
     located = parse(text)  # raises YAMLProblem: nothing is kept
-    _write(where, located)
+    _write(where, located, digest, secret)
     return located
 
 
@@ -105,20 +156,28 @@ def _key(path: yamlpos.Path) -> str:
     return json.dumps(path, separators=(",", ":"))
 
 
-def _read(where: Path) -> yamlpos.Located | None:
+def _read(where: Path, digest: str, secret: bytes) -> yamlpos.Located | None:
     try:
-        with open(where, "rb") as handle:
-            data = handle.read(MAX_BYTES + 1)
-        if len(data) > MAX_BYTES:
-            return None
-        kept = json.loads(data)
+        data = read_regular(where, MAX_BYTES)
+    except (OSError, Unreadable):
+        return None
+    start = len(_MAGIC) + _SEAL_HEX + 1
+    if len(data) > MAX_BYTES or not data.startswith(_MAGIC) or data[start - 1 : start] != b"\n":
+        return None
+    body = data[start:]
+    if not hmac.compare_digest(data[len(_MAGIC) : start - 1], _seal(secret, digest, body)):
+        return None  # not sealed by this user for this text: load afresh
+    try:
+        kept = json.loads(body)
         marks, lines, aliases = kept["marks"], kept["lines"], kept["aliases"]
-        if not (isinstance(marks, dict) and isinstance(lines, int) and isinstance(aliases, list)):
+        if kept["text"] != digest or not (
+            isinstance(marks, dict) and isinstance(lines, int) and isinstance(aliases, list)
+        ):
             return None
         pairs = tuple((tuple(alias), tuple(anchor)) for alias, anchor in aliases)
         return yamlpos.Located(kept["value"], KeptMarks(marks), lines, pairs)
-    except (OSError, ValueError, KeyError, TypeError):
-        return None  # not there, or not ours: load afresh
+    except (ValueError, KeyError, TypeError, RecursionError):
+        return None
 
 
 def _exact(value: object) -> bool:
@@ -133,16 +192,18 @@ def _exact(value: object) -> bool:
     return kind in {str, int, bool, type(None)}
 
 
-def _write(where: Path, located: yamlpos.Located) -> None:
+def _write(where: Path, located: yamlpos.Located, digest: str, secret: bytes) -> None:
     if not _exact(located.value):
         return
     document = {
+        "text": digest,
         "value": located.value,
         "marks": {_key(path): list(located.marks[path]) for path in located.marks},
         "lines": located.lines,
         "aliases": [list(pair) for pair in located.aliases],
     }
-    data = json.dumps(document, separators=(",", ":")).encode()
+    body = json.dumps(document, separators=(",", ":")).encode()
+    data = _MAGIC + _seal(secret, digest, body) + b"\n" + body
     if len(data) > MAX_BYTES:
         return
     with contextlib.suppress(OSError):  # a read-only or full disk only costs speed

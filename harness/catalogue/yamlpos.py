@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import yaml
+
+from harness.catalogue.bounded import read_regular
+from harness.exceptions import Unreadable
 
 #: A path into a document: mapping keys and sequence indexes.
 Path = tuple[str | int, ...]
@@ -245,17 +247,11 @@ def read(path: PathLike, parse: Callable[[str], Located] | None = None) -> Locat
     ``parse`` turns the text into a document (`load`, or a cache in front of it).
     """
     try:
-        info = os.stat(path)
-        if not stat.S_ISREG(info.st_mode):
-            raise YAMLProblem(1, 1, (), "not a regular file")
-        if info.st_size > MAX_BYTES:
-            raise YAMLProblem(1, 1, (), f"file is larger than {MAX_BYTES} bytes")
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_BYTES + 1)
+        data = read_regular(path, MAX_BYTES)
+    except Unreadable as error:
+        raise YAMLProblem(1, 1, (), str(error)) from None
     except OSError as error:
         raise YAMLProblem(1, 1, (), f"cannot read file: {error.strerror or error}") from None
-    if len(data) > MAX_BYTES:
-        raise YAMLProblem(1, 1, (), f"file is larger than {MAX_BYTES} bytes")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:

@@ -45,7 +45,8 @@ class Sse:
 
 def sse_events(body: bytes) -> list[Sse]:
     """The complete events of an SSE body; a last event the cut left half-sent is dropped."""
-    text = body.decode("utf-8", "replace").replace("\r\n", "\n")
+    # An event stream's lines end at CR, LF or CRLF, and at nothing else (not U+2028).
+    text = body.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
     complete, _, _ = text.rpartition("\n\n")
     events: list[Sse] = []
     for block in complete.split("\n\n"):

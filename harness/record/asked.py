@@ -12,13 +12,13 @@ refused by name rather than dropped: a recording that silently lost
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness.catalogue import jsonvalue
 from harness.exceptions import CannotWrite
 from harness.record.transcript import MAX_DEPTH, depth
 from providers_fake.cli.argv import Parsed
@@ -99,7 +99,7 @@ def schema_field(text: str) -> dict[str, Any]:
         return dict(items)
 
     try:
-        value = json.loads(text, object_pairs_hook=pairs)
+        value = jsonvalue.loads(text, object_pairs_hook=pairs)
     except (ValueError, RecursionError):
         return {"schema_text": text}
     # A schema nested past what YAML should carry (a size-guard case) stays text.

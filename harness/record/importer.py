@@ -27,14 +27,15 @@ from harness.adaptor.launch import EXECUTABLES, Finished
 from harness.adaptor.negotiate import BUILTIN
 from harness.adaptor.pipeline import Provider, run
 from harness.catalogue import agents
+from harness.catalogue.bounded import read_regular
 from harness.catalogue.outcome import Outcome
 from harness.catalogue.scenario import Request
-from harness.exceptions import CannotWrite
+from harness.exceptions import CannotWrite, Unreadable
 from harness.record import scrub, write
 from harness.record.asked import schema_field
 from harness.record.matcher import Stage, Step
 from harness.record.proposals import PROPOSERS
-from harness.record.transcript import Record, Transcript, read
+from harness.record.transcript import MAX_BYTES, Record, Transcript, read
 from providers_fake.cli.jsonout import dumps_py
 
 _LONGEST_MESSAGE = 300
@@ -126,8 +127,8 @@ def _request(options: Options, transcript: Transcript) -> dict[str, Any]:
         request["prompt"] = options.prompt
     if options.schema is not None:
         try:
-            text = options.schema.read_bytes().decode("utf-8")
-        except (OSError, UnicodeDecodeError) as error:
+            text = read_regular(options.schema, MAX_BYTES).decode("utf-8")
+        except (OSError, UnicodeDecodeError, Unreadable) as error:
             raise CannotWrite(str(options.schema), "--schema", f"cannot read: {error}") from None
         request.update(schema_field(text))
     streamed = transcript.framing == "lines" and transcript.records and not transcript.single_result

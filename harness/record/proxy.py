@@ -18,6 +18,7 @@ upstream wait has a timeout; the server binds 127.0.0.1 on an OS-chosen port.
 from __future__ import annotations
 
 import contextlib
+import re
 import socket
 import threading
 import time
@@ -26,6 +27,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 
 import httpx
+
+from harness.adaptor.environment import looks_secret
 
 LOOPBACK = "127.0.0.1"
 #: Bounds: one request body, one answer body, and the exchanges of one recording.
@@ -52,8 +55,31 @@ _HOP_BY_HOP = frozenset(
 )
 #: Request headers that carry the user's credentials.
 CREDENTIAL_HEADERS = frozenset({"authorization", "x-api-key", "api-key", "cookie"})
+#: Request headers of the APIs' own protocol, which carry no credential.
+PROTOCOL_HEADERS = frozenset(
+    {"accept", "accept-language", "anthropic-beta", "anthropic-version", "content-type"}
+    | {"openai-beta", "originator", "user-agent", "version", "x-app", "connection"}
+)
 #: Answer headers a CLI acts on (retries), kept for the script.
 KEPT_ANSWER_HEADERS = ("retry-after", "retry-after-ms", "x-should-retry", "content-type")
+
+
+def credential_header(name: str, value: str) -> bool:
+    """
+    Whether a request header may carry a credential: a credential header, one
+    whose name says so (``x-my-token``), or any header outside the APIs' own
+    protocol whose value looks like a token (a custom header a CLI was told
+    to send: ``ANTHROPIC_CUSTOM_HEADERS``).
+    """
+    if name in CREDENTIAL_HEADERS or looks_secret(name):
+        return True
+    if name in PROTOCOL_HEADERS or name.startswith("x-stainless-"):
+        return False
+    return _TOKEN.fullmatch(value) is not None
+
+
+#: A value shaped like a token: long, one word, letters and digits.
+_TOKEN = re.compile(r"(?=[^\s]*[A-Za-z])(?=[^\s]*[0-9])[^\s]{12,}")
 
 
 @dataclass(frozen=True)
@@ -240,7 +266,7 @@ class Proxy:
             lower = name.lower()
             if lower in _HOP_BY_HOP:
                 continue
-            if lower in CREDENTIAL_HEADERS:
+            if credential_header(lower, value):
                 with self._lock:
                     self._secrets.add(value)
                     self._secrets.add(value.split(" ", 1)[-1])  # a bearer token alone

@@ -157,7 +157,8 @@ def _binary(options: Options) -> Path:
     if options.binary is not None:
         if not options.binary.is_file():
             raise CannotWrite(str(options.binary), "--binary", "no such file")
-        return options.binary
+        # Absolute: the CLI runs in a throwaway folder, where a relative path means nothing.
+        return options.binary.absolute()
     try:
         return realcli.locate(options.cli)
     except FileNotFoundError as missing:

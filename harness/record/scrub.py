@@ -17,12 +17,16 @@ Three passes over the scenario document, each a pure function of it:
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
+from urllib.parse import quote, quote_plus
 
+from harness.adaptor.environment import url_passwords
 from harness.exceptions import CannotWrite
 
 REDACTED = "<redacted>"
@@ -160,11 +164,78 @@ def secret_values(values: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted(kept, key=len, reverse=True))
 
 
+def _base64_cores(secret: bytes) -> set[str]:
+    """
+    What any base64 text holding ``secret`` must contain, at each of the three
+    alignments it can start at, standard and URL-safe: the characters its
+    bytes alone decide (the first and last may mix with their neighbours').
+    """
+    cores = set()
+    for offset in range(3):
+        encoded = base64.b64encode(bytes(offset) + secret).decode().rstrip("=")
+        start = -(-offset * 4 // 3)  # the characters the padding bytes touch
+        core = encoded[start + 1 : -1] if offset else encoded[:-1]
+        if len(core) >= _SHORTEST_SECRET:
+            cores |= {core, core.replace("+", "-").replace("/", "_")}
+    return cores
+
+
+@lru_cache(maxsize=64)
+def _spellings(secret: str) -> tuple[str, ...]:
+    """The ways a secret is commonly written: as is, JSON-escaped, URL-encoded, base64."""
+    found = {secret, json.dumps(secret)[1:-1], quote(secret, safe=""), quote_plus(secret)}
+    found |= _base64_cores(secret.encode("utf-8", "surrogatepass"))
+    return tuple(sorted(found, key=len, reverse=True))
+
+
+def _piece_length(secret: str) -> int:
+    """How long a piece of a secret must be to count as the secret (one half of it does)."""
+    return min(len(secret), max(_SHORTEST_SECRET + 2, len(secret) // 3))
+
+
+@lru_cache(maxsize=16)
+def _pieces(secrets: tuple[str, ...]) -> re.Pattern[str] | None:
+    """Every piece of every secret long enough to give it away, found overlapping."""
+    windows = {
+        s[i : i + _piece_length(s)] for s in secrets for i in range(len(s) - _piece_length(s) + 1)
+    }
+    if not windows:
+        return None
+    alternatives = "|".join(re.escape(w) for w in sorted(windows, key=len, reverse=True))
+    return re.compile(f"(?=({alternatives}))")
+
+
+def _hide_pieces(text: str, secrets: tuple[str, ...]) -> str:
+    """
+    ``text`` with every stretch made of pieces of a secret replaced: a secret
+    split in two across fields (each half elsewhere) is hidden too.
+    """
+    pattern = _pieces(secrets)
+    if pattern is None:
+        return text
+    covered: list[tuple[int, int]] = []
+    for match in pattern.finditer(text):
+        start, end = match.start(), match.start() + len(match.group(1))
+        if covered and start <= covered[-1][1]:
+            covered[-1] = (covered[-1][0], max(end, covered[-1][1]))
+        else:
+            covered.append((start, end))
+    for start, end in reversed(covered):
+        text = text[:start] + REDACTED + text[end:]
+    return text
+
+
 def hide_text(text: str, secrets: tuple[str, ...]) -> str:
-    """`text` with every secret, and everything shaped like an API key, replaced."""
+    """
+    `text` with every secret (as is, JSON-escaped, URL-encoded, base64, or a
+    piece of it long enough to give it away), and everything shaped like an
+    API key or a password in a URL, replaced.
+    """
     for secret in secrets:
-        text = text.replace(secret, REDACTED)
-    return _KEY_SHAPES.sub(REDACTED, text)
+        for spelling in _spellings(secret):
+            text = text.replace(spelling, REDACTED)
+    text = _hide_pieces(text, secrets)
+    return url_passwords(_KEY_SHAPES.sub(REDACTED, text))
 
 
 def hide_secrets(document: dict[str, Any], secrets: tuple[str, ...]) -> dict[str, Any]:
@@ -175,8 +246,7 @@ def hide_secrets(document: dict[str, Any], secrets: tuple[str, ...]) -> dict[str
 def assert_clean(text: str, secrets: tuple[str, ...], where: str) -> None:
     """Refuse to write `text` if any secret survived (in any spelling YAML may give it)."""
     for secret in secrets:
-        spellings = {secret, json.dumps(secret)[1:-1]}
-        if any(s in text for s in spellings):
+        if any(s in text for s in _spellings(secret)) or _hide_pieces(text, (secret,)) != text:
             raise CannotWrite(where, "", "a credential would be written; nothing was written")
     if _KEY_SHAPES.search(text):
         raise CannotWrite(

@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.catalogue import yamlpos
-from harness.exceptions import CannotWrite
+from harness.catalogue import jsonvalue, yamlpos
+from harness.catalogue.bounded import read_regular
+from harness.exceptions import CannotWrite, Unreadable
 
 #: Bounds on a transcript: the size of a scenario file (what it becomes), and lines.
 MAX_BYTES = yamlpos.MAX_BYTES
@@ -64,7 +65,7 @@ def parse(value: str | bytes) -> tuple[Any, bool]:
     deep, or holds a lone surrogate (``"\\ud800"``), which YAML cannot carry.
     """
     try:
-        parsed = json.loads(value)
+        parsed = jsonvalue.loads(value)
     except (ValueError, RecursionError):
         return None, False
     return (parsed, True) if depth(parsed) <= MAX_DEPTH and writable(parsed) else (None, False)
@@ -94,12 +95,11 @@ def depth(value: Any) -> int:
 
 def read(path: Path) -> Transcript:
     try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_BYTES + 1)
+        data = read_regular(path, MAX_BYTES)
+    except Unreadable as error:
+        raise CannotWrite(str(path), "", str(error)) from None
     except OSError as error:
         raise CannotWrite(str(path), "", f"cannot read: {error.strerror or error}") from None
-    if len(data) > MAX_BYTES:
-        raise CannotWrite(str(path), "", f"larger than {MAX_BYTES} bytes")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:

@@ -28,6 +28,8 @@ from typing import Any
 
 import httpx
 
+from harness.catalogue import jsonvalue
+from harness.catalogue.lines import sse_lines
 from harness.systems.profiles import CodexProfile
 from providers_fake.cli.base import Context
 from providers_fake.cli.codex import CLI, CodexRenderer, serde_problem
@@ -128,13 +130,26 @@ def _sse(lines: Iterator[str]) -> Iterator[dict[str, Any]]:
     data: list[str] = []
     for line in lines:
         if not line:
-            if data:
-                yield json.loads("\n".join(data))
+            yield from _event(data)
             data = []
         elif line.startswith("data:"):
-            data.append(line[5:].strip())
-    if data:
-        yield json.loads("\n".join(data))
+            data.append(line[5:].strip(" "))
+    yield from _event(data)
+
+
+def _event(data: list[str]) -> Iterator[dict[str, Any]]:
+    """
+    One event's JSON; none for data that is not a JSON object, which the
+    binary skips (codex-rs logs "Failed to parse SSE event" and reads on).
+    """
+    if not data:
+        return
+    try:
+        event = jsonvalue.loads("\n".join(data))
+    except ValueError:
+        return
+    if isinstance(event, dict):
+        yield event
 
 
 def _message_text(item: Mapping[str, Any]) -> str:
@@ -238,7 +253,7 @@ REASONS = {
 
 def _api_error(text: str) -> dict[str, Any]:
     try:
-        body = json.loads(text)
+        body = jsonvalue.loads(text)
     except ValueError:
         return {}
     error = body.get("error") if isinstance(body, dict) else None
@@ -275,7 +290,7 @@ def _http_error(response: httpx.Response) -> str:
 
 def _stream(renderer: CodexRenderer, response: httpx.Response) -> None:
     try:
-        for event in _sse(response.iter_lines()):
+        for event in _sse(sse_lines(response.iter_text())):
             kind = event.get("type")
             item = event.get("item") if kind == "response.output_item.done" else None
             if isinstance(item, dict) and item.get("type") == "message":

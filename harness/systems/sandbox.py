@@ -18,17 +18,17 @@ read through a bounded buffer and its time is bounded too.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import resource
 import select
 import shutil
-import signal
 import subprocess
 import time
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+
+from harness.adaptor import custody
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -77,15 +77,29 @@ def isolation() -> str:
     return BUBBLEWRAP if _bubblewrap() else PROCESS_GROUP
 
 
+#: What of the machine a confined command sees, read-only: the system's
+#: programs and libraries, and of /etc only what name lookup, TLS and the
+#: dynamic linker read.  Never the user's home, nor the rest of /etc.
+SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt")
+SYSTEM_ETC = (
+    "alternatives", "ca-certificates", "ca-certificates.conf", "gai.conf", "group",
+    "host.conf", "hosts", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime",
+    "mime.types", "nsswitch.conf", "os-release", "passwd", "pki", "resolv.conf", "ssl",
+)  # fmt: skip
+
+
 def _jail_arguments(folder: Path, network: bool = False) -> list[str]:
     arguments = [
-        "--ro-bind", "/", "/",
         "--dev", "/dev",
         "--proc", "/proc",
         "--tmpfs", "/tmp",  # noqa: S108 - a private, empty /tmp inside the sandbox
         "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
         "--die-with-parent", "--new-session",
     ]  # fmt: skip
+    for system in SYSTEM:
+        arguments += ["--ro-bind-try", system, system]
+    for name in SYSTEM_ETC:
+        arguments += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
     if not network:
         arguments.append("--unshare-net")
     if folder != Path("/"):
@@ -96,29 +110,45 @@ def _jail_arguments(folder: Path, network: bool = False) -> list[str]:
 
 def jail(argv: Sequence[str], folder: Path, env: Mapping[str, str], *, network: bool) -> list[str]:
     """
-    ``argv`` wrapped so that it can write only under ``folder`` and sees only
-    ``env``; unchanged when bubblewrap is not available.  ``network`` keeps
-    the host's network (a real CLI must reach the loopback fake API).
+    ``argv`` wrapped so that it sees the system's programs, what ``argv``
+    itself needs (its install folder, the folders of its ``PATH``) and
+    ``folder``, writes only under ``folder``, and sees only ``env``;
+    unchanged when bubblewrap is not available.  ``network`` keeps the
+    host's network (a real CLI must reach the loopback fake API).
     """
     bwrap = _bubblewrap()
     if bwrap is None:
         return list(argv)
     settings = [item for name, value in env.items() for item in ("--setenv", name, value)]
-    seen = _program(Path(argv[0])) if argv else []
+    seen = _needs(argv, env)
     return [bwrap, *_jail_arguments(folder, network), *seen, "--clearenv", *settings, "--", *argv]
 
 
-def _program(program: Path) -> list[str]:
+def _needs(argv: Sequence[str], env: Mapping[str, str]) -> list[str]:
     """
-    A program the sandbox's private /tmp would hide (an install cache under
-    /tmp, such as a version of a real CLI): its install folder, the one holding
-    ``node_modules`` (else its own), bound read-only where the caller sees it.
+    Read-only binds for what the program needs beyond the system: its install
+    folder (the one holding ``node_modules``, else its own), and the folders
+    on its ``PATH`` (where its interpreter is), but never a folder that holds
+    the user's home or the root.
     """
-    if not program.is_absolute() or Path("/tmp") not in program.parents:  # noqa: S108
-        return []
-    root = next((p for p in program.parents if p.name == "node_modules"), None)
-    root = program.parent if root is None else root.parent
-    return ["--ro-bind", str(root.resolve()), str(root)]
+    roots: set[Path] = set()
+    if argv and Path(argv[0]).is_absolute():
+        program = Path(argv[0])
+        root = next((p for p in program.parents if p.name == "node_modules"), None)
+        roots.add(program.parent if root is None else root.parent)
+    for entry in env.get("PATH", "").split(os.pathsep):
+        if entry and Path(entry).is_absolute() and Path(entry).is_dir():
+            roots.add(Path(entry))
+    home = Path.home().resolve()
+    binds: list[str] = []
+    for root in sorted(roots):
+        real = root.resolve()
+        if real == Path("/") or real == home or real in home.parents:
+            continue
+        if any(real == Path(system) or Path(system) in real.parents for system in SYSTEM):
+            continue  # seen already
+        binds += ["--ro-bind", str(real), str(root)]
+    return binds
 
 
 def _limits() -> None:
@@ -167,10 +197,8 @@ def run(command: str, folder: Path, env: Mapping[str, str], timeout: float) -> C
             size += len(chunk)
             kept += chunk[: max(0, KEEP_BYTES - len(kept))]
     finally:
-        # Whatever the command left running in its group (or namespace) goes with it.
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
+        # Whatever the command left running in its group, tree or namespace goes with it.
+        custody.end(process)
         process.stdout.close()
     code = None if timed_out else process.returncode
     return CommandRun(bytes(kept), size, code, timed_out, isolation())

@@ -31,6 +31,7 @@ from typing import Any
 import httpx
 
 from harness.adaptor.launch import Launcher
+from harness.catalogue import jsonvalue
 from harness.systems.t3 import T3
 from harness.systems.throng import Throng
 from harness.systems.turns import run_turn
@@ -105,7 +106,7 @@ class ReferenceService:
             body: Any = None
             if request.content:
                 try:
-                    body = json.loads(request.content)
+                    body = jsonvalue.loads(request.content)
                 except ValueError:
                     return _json(400, {"error": "the request body is not JSON"})
             status, answer = route.handler(match.groupdict(), body)

@@ -163,7 +163,7 @@ class HttpService:
         return cls(spec, url.rstrip("/"))
 
     def connect(self) -> Connection:
-        return Connection(httpx.Client(base_url=self.url), self.url, self.grace)
+        return Connection.to(self.url, self.grace)
 
 
 @dataclass(frozen=True)

@@ -20,18 +20,18 @@ import json
 import os
 import selectors
 import shlex
-import signal
 import subprocess
 import threading
 import time
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import IO, Any, NoReturn
+from typing import Any, NoReturn
 
 import jsonschema
 from referencing import Registry, Resource
 
+from harness.adaptor import custody
 from harness.adaptor.environment import adaptor_environment
 from harness.adaptor.pipeline import Provider
 from harness.catalogue import agents
@@ -121,19 +121,16 @@ class _Tail:
     bounded tail is kept (for the report of the scenario that fails).
     """
 
-    def __init__(self, stream: IO[bytes], keep: int = _STDERR_KEEP) -> None:
+    def __init__(self, fd: int, keep: int = _STDERR_KEEP) -> None:
         self.keep = keep
         self.data = bytearray()
         self.lock = threading.Lock()
-        self.thread = threading.Thread(target=self._drain, args=(stream,), daemon=True)
-        self.thread.start()
+        self.drain = custody.Drain(fd, self._take)
 
-    def _drain(self, stream: IO[bytes]) -> None:
-        with contextlib.suppress(OSError, ValueError):
-            while chunk := stream.read1(65536):  # type: ignore[attr-defined]
-                with self.lock:
-                    self.data += chunk
-                    del self.data[: max(0, len(self.data) - self.keep)]
+    def _take(self, chunk: bytes) -> None:
+        with self.lock:
+            self.data += chunk
+            del self.data[: max(0, len(self.data) - self.keep)]
 
     def text(self) -> str:
         with self.lock:
@@ -187,19 +184,21 @@ class ProtocolAdaptor:
     # -- lifecycle -----------------------------------------------------------
 
     def _start(self) -> _Process:
+        env = adaptor_environment()
         try:
             process = subprocess.Popen(
-                self.argv,
+                custody.contained(self.argv, env.get("PATH")),  # nothing it starts outlives it
+                bufsize=0,  # raw pipes: closing one never flushes into a full pipe
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                env=adaptor_environment(),
+                env=env,
                 start_new_session=True,  # a group of its own: its children go with it
             )
         except OSError as error:
             raise AdaptorFailed(f"cannot start {shlex.join(self.argv)}: {error}") from None
         assert process.stderr is not None
-        live = _Process(process, _Tail(process.stderr))
+        live = _Process(process, _Tail(process.stderr.fileno()))
         self._live = live
         self._seq = 0
         reply = self._exchange({"cmd": "start", "seq": 0, "version": VERSION}, START_TIMEOUT)
@@ -218,16 +217,12 @@ class ProtocolAdaptor:
         if live is None:
             return
         process = live.process
-        # The whole group, even when the adaptor itself has exited: a child it
-        # left behind (holding its pipes, say) must not outlive it.
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-        live.stderr.thread.join(timeout=5)
-        for stream in (process.stdin, process.stdout, process.stderr):
+        # The whole group and namespace, even when the adaptor itself has exited:
+        # a child it left behind (holding its pipes, say) must not outlive it.
+        custody.end(process)
+        live.stderr.drain.stop()
+        for stream in (process.stdin, process.stdout):
             if stream is not None:
-                # Closing stdin flushes what a failed write left in its buffer:
-                # against a dead adaptor that is one more broken pipe, not news.
                 with contextlib.suppress(OSError):
                     stream.close()
 
@@ -236,7 +231,7 @@ class ProtocolAdaptor:
         live = self._live
         if live is not None and live.process.poll() is None:
             try:
-                self._send({"cmd": "stop", "seq": self._seq + 1})
+                self._send({"cmd": "stop", "seq": self._seq + 1}, 2)
                 live.process.wait(timeout=2)
             except (AdaptorFailed, subprocess.TimeoutExpired):
                 pass
@@ -256,14 +251,16 @@ class ProtocolAdaptor:
         if found:
             self._fail(f"protocol check: {kind} message invalid: " + "; ".join(found))
 
-    def _send(self, message: dict[str, Any]) -> None:
+    def _send(self, message: dict[str, Any], timeout: float = START_TIMEOUT) -> None:
         live = self._live
         assert live is not None
         assert live.process.stdin is not None
+        data = json.dumps(message).encode() + b"\n"
         try:
-            live.process.stdin.write(json.dumps(message).encode() + b"\n")
-            live.process.stdin.flush()
-        except (BrokenPipeError, OSError):
+            custody.write_within(live.process.stdin.fileno(), data, time.monotonic() + timeout)
+        except TimeoutError:
+            self._fail(f"adaptor did not read its input within {timeout:.1f} s")
+        except OSError:
             self._fail(self._death("while the harness was writing to it"))
 
     def _death(self, when: str) -> str:
@@ -306,7 +303,7 @@ class ProtocolAdaptor:
         self._budget = timeout
         if self.check:
             self._validate(str(message["cmd"]), message)
-        self._send(message)
+        self._send(message, timeout)
         line = self._read_line(time.monotonic() + timeout)
         try:
             reply = parse_exact(line.decode("utf-8"))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
 from importlib.metadata import version
 from pathlib import Path
 from typing import IO, Any
@@ -17,6 +18,7 @@ from typing import IO, Any
 from harness.adaptor import pipeline
 from harness.adaptor.environment import adaptor_environment
 from harness.adaptor.launch import Subprocess
+from harness.catalogue import jsonvalue
 from harness.catalogue.agents import DRIVERS
 from harness.catalogue.scenario import Request
 
@@ -52,15 +54,40 @@ def _answer(message: dict[str, Any]) -> dict[str, Any] | None:
     return {"seq": seq, "errored": True, "message": f"unknown command {command!r}"}
 
 
-def serve(stdin: IO[str], stdout: IO[str]) -> int:
-    """Answer protocol messages until ``stop`` or end of input."""
-    for line in stdin:
-        if not line.strip():
+#: The longest protocol line read; a longer one is skipped, never held.
+MAX_LINE = 16 * 1024 * 1024
+
+
+def lines(stdin: IO[bytes], limit: int = MAX_LINE) -> Iterator[bytes | None]:
+    """
+    The lines of ``stdin`` (ended by "\\n" only, as the protocol says), each
+    without its end; None for one longer than ``limit``, which is read past
+    in bounded pieces rather than held.
+    """
+    while True:
+        line = stdin.readline(limit + 1)
+        if not line:
+            return
+        if len(line) <= limit or line.endswith(b"\n"):
+            yield line.rstrip(b"\n")
             continue
-        try:
-            message = json.loads(line)
-        except ValueError as error:
-            message = {"cmd": None, "problem": f"a line that is not JSON ({error})"}
+        while line and not line.endswith(b"\n"):
+            line = stdin.readline(limit)
+        yield None
+
+
+def serve(stdin: IO[bytes], stdout: IO[str]) -> int:
+    """Answer protocol messages until ``stop`` or end of input."""
+    for line in lines(stdin, MAX_LINE):
+        if line is None:
+            message: Any = {"cmd": None, "problem": f"a line longer than {MAX_LINE} bytes"}
+        elif not line.strip(b" \t\r"):
+            continue
+        else:
+            try:
+                message = jsonvalue.loads(line)
+            except ValueError as error:
+                message = {"cmd": None, "problem": f"a line that is not JSON ({error})"}
         if not isinstance(message, dict):
             message = {"cmd": None, "problem": f"a JSON {type(message).__name__}, not an object"}
         if message.get("cmd") == "stop":
@@ -75,4 +102,4 @@ def serve(stdin: IO[str], stdout: IO[str]) -> int:
 
 
 def main() -> int:
-    return serve(sys.stdin, sys.stdout)
+    return serve(sys.stdin.buffer, sys.stdout)

@@ -23,6 +23,8 @@ import providers_fake
 from harness.adaptor.environment import adaptor_environment
 from harness.adaptor.launch import EXECUTABLES, find_executable
 from harness.adaptor.pipeline import Provider
+from harness.catalogue import jsonvalue
+from harness.catalogue.lines import json_lines
 from harness.catalogue.outcome import ProviderCall
 from harness.catalogue.scenario import Scenario
 from harness.exceptions import HarnessError
@@ -78,10 +80,10 @@ def _records(path: Path, work: Path) -> tuple[ProviderCall, ...]:
     if not path.exists():
         return ()
     calls = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in json_lines(path.read_text(encoding="utf-8")):
         if not line.strip():
             continue
-        record = json.loads(line)
+        record = jsonvalue.loads(line)
         record["argv"] = [_stable(str(a), work) for a in record.get("argv", ())]
         calls.append(ProviderCall.from_record(record))
     return tuple(calls)

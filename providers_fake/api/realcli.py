@@ -248,7 +248,7 @@ def run_claude(
 
 def session_id(stdout: bytes) -> str | None:
     """The session a ``claude -p`` run reports (json or stream-json), if any."""
-    for raw in reversed(stdout.decode(errors="replace").splitlines()):
+    for raw in reversed(stdout.decode(errors="replace").split("\n")):  # JSON lines: LF only
         try:
             record = json.loads(raw)
         except ValueError:

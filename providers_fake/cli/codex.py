@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import re
 
+from providers_fake.bounded import read_file
 from providers_fake.cli.argv import FLAG, MULTI, VALUE, Clap
 from providers_fake.cli.base import Cli, Context, Renderer, dict_arg, text_arg
 
@@ -221,8 +222,7 @@ class CodexCli(Cli):
         path = parsed.text("output_schema")
         if path is not None:
             try:
-                with open(path, "rb") as handle:
-                    data = handle.read()
+                data = read_file(path)
             except OSError as error:
                 reason = f"{error.strerror} (os error {error.errno})"
                 return f"Failed to read output schema file {path}: {reason}\n", 1
@@ -245,9 +245,8 @@ class CodexCli(Cli):
         if path is None:
             return None
         try:
-            with open(path, "rb") as handle:
-                return json.loads(handle.read())
-        except (OSError, ValueError):
+            return json.loads(read_file(path))
+        except (OSError, ValueError, RecursionError):
             return None
 
 

@@ -13,6 +13,7 @@ import sys
 import time
 
 from providers_fake import CLIS, replay
+from providers_fake.bounded import TooLarge, read_fd
 from providers_fake.cli.replay import stdin_use
 from providers_fake.cli.types import Replay
 
@@ -78,6 +79,10 @@ def _run(cli: str) -> int:
         elif use == "read":
             stdin = _read_stdin()
         return _perform(replay(cli, argv, os.environ, stdin), conversation)
+    except TooLarge as error:
+        # No prompt is that long; better one line than the memory filled (/dev/zero).
+        print(f"fake {cli}: stdin is {error.strerror}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         # Interrupted like a real CLI: die by SIGINT, without Python's traceback.
         _die_by(2)
@@ -86,7 +91,9 @@ def _run(cli: str) -> int:
 
 def _read_stdin() -> bytes | None:
     try:
-        return sys.stdin.buffer.read()
+        return read_fd(sys.stdin.fileno())
+    except TooLarge:
+        raise
     except (OSError, ValueError):
         return None
 

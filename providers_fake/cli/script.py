@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 
+from providers_fake.bounded import read_file
 from providers_fake.cli.types import ScriptError
 
 TYPE_CHECKING = False
@@ -72,13 +73,12 @@ def load(cli: str, env: Mapping[str, str], script_env: str, events: frozenset[st
     if not path:
         raise ScriptError(f"{script_env} is not set; it must name the JSON script to replay")
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        data = read_file(path)
     except OSError as error:
         raise ScriptError(f"cannot read script {path}: {error.strerror or error}") from None
     try:
         document = json.loads(data)
-    except ValueError as error:
+    except (ValueError, RecursionError) as error:
         raise ScriptError(f"script {path} is not valid JSON: {error}") from None
     return check(cli, document, events)
 

@@ -35,6 +35,7 @@ from __future__ import annotations
 import json
 import os
 
+from providers_fake.bounded import LIMIT, TooLarge
 from providers_fake.cli.claude import data
 
 TYPE_CHECKING = False
@@ -65,7 +66,7 @@ def is_stream_input(parsed: Parsed) -> bool:
 
 def first_user_message(stdin: str) -> str | None:
     """The prompt an SDK sent as a stream-json user line (control lines are skipped)."""
-    for line in stdin.splitlines():
+    for line in stdin.split("\n"):  # JSON lines end at LF only, never at U+2028
         message = _message(line)
         if message is None or message.get("type") != "user":
             continue
@@ -85,7 +86,7 @@ class Conversation:
     def __init__(self, read_fd: int = 0, write_fd: int = 1) -> None:
         self.read_fd = read_fd
         self.write_fd = write_fd
-        self.pending = b""  # read, but not yet a whole line
+        self.pending = bytearray()  # read, but not yet a whole line
 
     def read(self, *, to_end: bool = False) -> bytes:
         """
@@ -94,11 +95,13 @@ class Conversation:
         as its line is complete.  Returns the lines read.
         """
         consumed = bytearray()
+        fresh = True  # whether pending may hold a newline not looked at yet
         while True:
-            while b"\n" in self.pending:
-                line, _, self.pending = self.pending.partition(b"\n")
+            while fresh and b"\n" in self.pending:
+                line, _, rest = self.pending.partition(b"\n")
+                self.pending = bytearray(rest)
                 consumed += line + b"\n"
-                message = _message(line)
+                message = _message(bytes(line))
                 if message is None:
                     continue  # blank or foreign lines carry nothing for the fake
                 if message.get("type") == "user" and not to_end:
@@ -111,9 +114,12 @@ class Conversation:
                 chunk = b""
             if not chunk:
                 consumed += self.pending
-                self.pending = b""
+                self.pending = bytearray()
                 return bytes(consumed)
             self.pending += chunk
+            fresh = b"\n" in chunk  # a line without end is not scanned again per read
+            if len(self.pending) + len(consumed) > LIMIT:
+                raise TooLarge  # an endless stdin (/dev/zero) must not fill the memory
 
 
 def respond(message: dict[str, object]) -> dict[str, object]:

@@ -19,6 +19,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from harness.adaptor import custody
 from harness.adaptor.fullstack import Asked, adapt
 from harness.catalogue.scenario import Scenario
 from harness.seams.model_api.values import (
@@ -97,7 +98,7 @@ def _retried(outcome: ModelApiOutcome) -> bool:
 def _run_once(
     request: ModelApiRequest, script: ModelScript, binary: Path, confine: bool
 ) -> ModelApiOutcome:
-    jail = _confined if confine else None
+    jail = _confined if confine else _contained
     with LoopbackServer(script) as server:
         run, mark = _REAL[request.cli](binary, server, request, jail)
     # Per-run names the CLI prints: its throwaway folder (codex names its schema
@@ -153,6 +154,11 @@ def _seen(masks: list[tuple[str, str]], record: Any) -> SeenRequest:
     # What a CLI sends names its folder too (a command's output, a refusal's path).
     seen = SeenRequest.of(record)  # every field kept: a side request stays one
     return replace(seen, messages_after_prompt=_masked(masks, seen.messages_after_prompt))
+
+
+def _contained(argv: list[str], folder: Path, env: Mapping[str, str]) -> list[str]:
+    # Not confined, but held: nothing the CLI starts outlives its run.
+    return custody.contained(argv)
 
 
 def _confined(argv: list[str], folder: Path, env: Mapping[str, str]) -> list[str]:

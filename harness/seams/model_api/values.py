@@ -21,6 +21,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from harness.catalogue import jsonvalue
+from harness.catalogue.lines import JSON_SPACE, json_lines
 from providers_fake.api import RecordedRequest, realcli
 from providers_fake.api import Script as ModelScript
 from providers_fake.api.script import STRUCTURED_OUTPUT, Answer
@@ -343,11 +345,11 @@ def _line_type(line: object) -> str:
 
 def parse_lines(stdout: bytes) -> tuple[object, ...]:
     lines: list[object] = []
-    for raw in stdout.decode(errors="replace").splitlines():
-        if not raw.strip():
+    for raw in json_lines(stdout.decode(errors="replace")):
+        if not raw.strip(JSON_SPACE):
             continue
         try:
-            lines.append(json.loads(raw))
+            lines.append(jsonvalue.loads(raw))
         except ValueError:
             lines.append(raw)
     return tuple(lines)
@@ -370,7 +372,7 @@ def final_result(cli: str, lines: tuple[object, ...]) -> dict[str, Any] | None:
     ]
     text = messages[-1] if messages else None
     try:
-        value = json.loads(text) if isinstance(text, str) else None
+        value = jsonvalue.loads(text) if isinstance(text, str) else None
     except ValueError:
         value = None
     errors = [line.get("message") for line in objects if line.get("type") == "error"]

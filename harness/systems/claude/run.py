@@ -17,6 +17,8 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from harness.catalogue import jsonvalue
+from harness.catalogue.lines import json_lines
 from harness.systems.claude import validator, wire, words
 from harness.systems.claude.loop import Loop
 from harness.systems.claude.profile import ClaudeProfile
@@ -57,9 +59,9 @@ class ClaudeRun:
     @property
     def lines(self) -> list[object]:
         out: list[object] = []
-        for raw in self.stdout.decode().splitlines():
+        for raw in json_lines(self.stdout.decode()):
             try:
-                out.append(json.loads(raw))
+                out.append(jsonvalue.loads(raw))
             except ValueError:
                 out.append(raw)
         return out

@@ -21,6 +21,8 @@ from typing import Any, cast
 
 import httpx
 
+from harness.catalogue import jsonvalue
+from harness.catalogue.lines import sse_lines
 from harness.systems.claude.failures import Failure
 
 TYPE_CHECKING = False
@@ -192,14 +194,14 @@ def _sse_events(lines: Iterator[str]) -> Iterator[tuple[str, dict[str, Any]]]:
     for line in lines:
         if not line:
             if data_lines:
-                yield name, json.loads("\n".join(data_lines))
+                yield name, jsonvalue.loads("\n".join(data_lines))
             name, data_lines = "", cast("list[str]", [])
         elif line.startswith("event:"):
             name = line[6:].strip()
         elif line.startswith("data:"):
             data_lines.append(line[5:].strip())
     if data_lines:
-        yield name, json.loads("\n".join(data_lines))
+        yield name, jsonvalue.loads("\n".join(data_lines))
 
 
 def read_answer(response: httpx.Response) -> Answer:
@@ -208,7 +210,7 @@ def read_answer(response: httpx.Response) -> Answer:
     open_blocks: dict[int, dict[str, Any]] = {}
     stopped = False
     try:
-        for kind, event in _sse_events(response.iter_lines()):
+        for kind, event in _sse_events(sse_lines(response.iter_text())):
             if kind == "error" or event.get("type") == "error":
                 answer.midstream_error = True
                 return answer
@@ -234,7 +236,7 @@ def read_answer(response: httpx.Response) -> Answer:
                 block = open_blocks.pop(event["index"])
                 if block["type"] == "tool_use":
                     block["raw"] = partial[event["index"]] or "{}"
-                    block["input"] = json.loads(block["raw"])
+                    block["input"] = jsonvalue.loads(block["raw"])
                 answer.take(block)
             elif kind == "message_delta":
                 answer.stop_reason = event["delta"].get("stop_reason")

@@ -83,7 +83,8 @@ def launch(argv: list[str], provider: dict[str, Any], timeout: float) -> Finishe
 def read_codex(stdout: str) -> tuple[str | None, Any]:
     """`codex exec --json`: the completed agent messages, and the turn's last event."""
     messages, terminal, failure = [], None, None
-    for number, line in enumerate(stdout.splitlines(), 1):
+    # JSON lines end at "\n" only: splitlines() would also cut at U+2028 inside a string.
+    for number, line in enumerate(stdout.split("\n"), 1):
         if not line.lstrip().startswith("{"):
             continue  # blank lines, and notes Codex prints between its events
         event = loads(line, f"line {number}")
