@@ -286,3 +286,37 @@ def test_a_refusal_that_spends_the_last_attempt_prints_its_line_then_the_exhaust
         "user",
         "result/error_max_structured_output_retries",
     )
+
+
+def _run_codex_steps(*steps: object) -> tuple[Any, ScriptedModelAPI]:
+    fake = ScriptedModelAPI(list(steps))
+    with respx.mock(assert_all_called=False) as router, httpx.Client() as client:
+        install_respx(router, fake, OPENAI_BASE_URL)
+        run = run_codex(client, prompt="p", schema=json.dumps(SCHEMA), model=CODEX_MODEL)
+    return run, fake
+
+
+def test_codex_answers_a_call_to_a_tool_it_lacks_and_asks_again() -> None:
+    # Scenarios model-codex-shell-call-unsupported, model-codex-unknown-tool-call.
+    run, fake = _run_codex_steps(
+        {"thinking": "t", "text": "first", "tool_name": "shell", "tool": {"command": ["ls"]}},
+        {"text": json.dumps(GOOD)},
+    )
+    assert (run.exit_code, len(fake.requests)) == (0, 2)
+    assert run.stderr.endswith("ERROR codex_core::tools::router: error=unsupported call: shell\n")
+    sent = fake.requests[1].messages_after_prompt
+    assert [item["type"] for item in sent] == [
+        "reasoning", "message", "function_call", "function_call_output"
+    ]  # fmt: skip
+    assert sent[-1]["output"] == "unsupported call: shell"
+    assert sent[-1]["call_id"] == sent[2]["call_id"]
+    lines = [json.loads(line) for line in run.stdout.split(b"\n") if line]
+    assert lines[-2]["item"]["text"] == json.dumps(GOOD)
+    # turn.completed counts the tokens of both answers.
+    assert lines[-1]["usage"]["input_tokens"] == 24
+
+
+def test_codex_that_is_never_answered_is_killed_as_by_its_timeout() -> None:
+    run, fake = _run_codex_steps({"tool_name": "shell", "tool": {}})
+    assert (run.exit_code, run.timed_out) == (-9, True)
+    assert len(fake.requests) == 64

@@ -168,6 +168,15 @@ WITNESSES: dict[str, tuple[Witness, ...]] = {
     "test_a_refusal_that_spends_the_last_attempt_prints_its_line_then_the_exhaustion": real(
         "model-claude-refusal-rejected-order", "model-claude-refusal-rejected-exhausts"
     ),
+    "test_ref_models.py::test_codex_answers_a_call_to_a_tool_it_lacks_and_asks_again": real(
+        "model-codex-shell-call-unsupported", "model-codex-unknown-tool-call"
+    ),
+    "test_ref_models.py::test_codex_that_is_never_answered_is_killed_as_by_its_timeout": (
+        Machinery(
+            "the model's bound on a model that calls in every answer, which the binary asks "
+            "until its caller's timeout kills it (probed: 247 requests in 15 s)"
+        ),
+    ),
     "test_ref_models.py::test_codex_refuses_a_schema_that_is_not_json": real(
         "model-codex-schema-not-json", "model-codex-schema-cut-off"
     ),

@@ -10,7 +10,15 @@ HTTP error becomes an ``error`` line in codex's words for its status
 becomes ``stream disconnected before completion: MESSAGE``, then
 ``turn.failed``; both end with exit status 1.  Retries are off, as in the
 captures (the provider's ``request_max_retries`` and ``stream_max_retries``
-are 0), so exactly one request is made.
+are 0), so a failed request is not sent again.
+
+A function call to a tool the release does not offer (``shell``, any made-up
+name) is logged on stderr and answered ``unsupported call: NAME`` (`_Turn`):
+codex sends every item of that answer back with the call's output and asks
+again, until an answer has no call; it never ends by itself when every answer
+calls, so the model stops after `MAX_REQUESTS` as if killed at its caller's
+timeout.  Calls to codex's own tools (``exec_command`` and the rest), which
+the binary runs, are not modelled: the model answers them as unsupported too.
 
 As for Claude (`harness.systems.claude.loop`), the lines are printed by the fake
 ``codex`` renderer (`providers_fake.cli.codex`) from semantic events; only the
@@ -24,7 +32,7 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import httpx
 
@@ -137,6 +145,97 @@ def _sse(lines: Iterator[str]) -> Iterator[dict[str, Any]]:
         yield json.loads("\n".join(data))
 
 
+#: What codex 0.169.0 sends back for a call to a tool it does not offer (``shell``,
+#: any made-up name), and logs on stderr with the time and its router's name (probed).
+UNSUPPORTED = "unsupported call: "
+ROUTER = "codex_core::tools::router"
+#: The model's clock for that log line (the captures' hour; reports mask the time).
+LOG_STAMP = "2026-11-29T22:00:00.000000Z"
+#: Where the model stops a model that never stops calling tools: the binary asks on
+#: until its caller's timeout kills it, which the model shows as that kill.
+MAX_REQUESTS = 64
+#: The fields of each output item codex sends back, in its order (probed); a
+#: reasoning item's absent ``content`` and ``encrypted_content`` go back as null.
+_ITEM_FIELDS = {
+    "function_call": ("status", "id", "name", "arguments", "call_id"),
+    "message": ("status", "id", "role", "content"),
+    "reasoning": ("id", "summary", "content", "encrypted_content"),
+}
+_NULLED = ("content", "encrypted_content")
+#: ``turn.completed``'s usage fields and where each is read in a response's usage.
+_USAGE_FROM = {
+    "input_tokens": ("input_tokens",),
+    "cached_input_tokens": ("input_tokens_details", "cached_tokens"),
+    "output_tokens": ("output_tokens",),
+    "reasoning_output_tokens": ("output_tokens_details", "reasoning_tokens"),
+}
+
+
+class _Turn:
+    """
+    One turn's conversation with the API: the input so far, the function calls of
+    the answer being read, and the usage of every answer (``turn.completed``
+    prints their sum).  Codex answers each call to a tool it does not offer with
+    ``unsupported call: NAME`` and asks again, until an answer has no call.
+    """
+
+    def __init__(self, body: dict[str, object], ids: Ids) -> None:
+        self.body = body
+        self.ids = ids
+        self.requests = 0
+        self.items: list[Mapping[str, Any]] = []  # the output items of the answer being read
+        self.pending: list[Mapping[str, Any]] = []  # those of a completed answer, to send back
+        self.usage = dict.fromkeys(_USAGE_FROM, 0)
+        self.endless = False
+
+    def asking(self) -> bool:
+        if self.requests and not self.pending:
+            return False
+        self.endless = self.requests >= MAX_REQUESTS
+        return not self.endless
+
+    def next_body(self) -> dict[str, object]:
+        sent = cast("list[object]", self.body["input"])
+        sent.extend(_echo(item) for item in self.pending)
+        for call in self._calls(self.pending):
+            output = f"{UNSUPPORTED}{call.get('name', '')}"
+            answer = {"id": f"fco_{self.ids.uuid7()}", "call_id": call.get("call_id")}
+            sent.append({"type": "function_call_output", **answer, "output": output})
+        self.pending = []
+        self.requests += 1
+        return self.body
+
+    def completed(self, usage: object) -> bool:
+        """Count an answer's usage; whether its calls make codex ask again."""
+        for field, path in _USAGE_FROM.items():
+            value: object = usage
+            for key in path:
+                value = value.get(key) if isinstance(value, dict) else None
+            self.usage[field] += value if isinstance(value, int) else 0
+        self.pending = self.items if self._calls(self.items) else []
+        self.items = []
+        return bool(self.pending)
+
+    def refused(self) -> list[str]:
+        """The names of the calls codex is about to answer as unsupported (its log lines)."""
+        return [str(call.get("name", "")) for call in self._calls(self.pending)]
+
+    @staticmethod
+    def _calls(items: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+        return [item for item in items if item.get("type") == "function_call"]
+
+
+def _echo(item: Mapping[str, Any]) -> dict[str, object]:
+    """An output item as codex sends it back: its own fields, in its order."""
+    kind = item.get("type")
+    fields = _ITEM_FIELDS.get(str(kind), tuple(k for k in item if k != "type"))
+    echoed: dict[str, object] = {"type": kind}
+    for key in fields:
+        if key in item or (kind == "reasoning" and key in _NULLED):
+            echoed[key] = item.get(key)
+    return echoed
+
+
 def _message_text(item: Mapping[str, Any]) -> str:
     parts = item.get("content") or []
     return "".join(p.get("text", "") for p in parts if p.get("type") == "output_text")
@@ -187,21 +286,25 @@ def run_codex(
     renderer = CodexRenderer(ctx)
     for name in ("thread.started", "warning", "turn.started"):
         renderer.event(name, None)
-    body = _request_body(model, prompt, schema_value)
     url = base_url.rstrip("/") + "/responses"
-    headers = _headers(CodexProfile.of(version))
+    headers = {**_headers(CodexProfile.of(version)), "content-type": "application/json"}
+    turn = _Turn(_request_body(model, prompt, schema_value), Ids(seed, "codex-calls"))
     killed = False
     try:
-        content, headers = _encoded(body), {**headers, "content-type": "application/json"}
-        with client.stream(
-            "POST", url, content=content, headers=headers, timeout=timeout
-        ) as response:
-            if response.status_code >= 400:
-                text = _http_error(response)
-                renderer.event("error", text)
-                renderer.event("turn.failed", text)
-            else:
-                _stream(renderer, response)
+        while turn.asking():
+            body = turn.next_body()
+            with client.stream(
+                "POST", url, content=_encoded(body), headers=headers, timeout=timeout
+            ) as response:
+                if response.status_code >= 400:
+                    text = _http_error(response)
+                    renderer.event("error", text)
+                    renderer.event("turn.failed", text)
+                else:
+                    _stream(renderer, response, turn)
+            for name in turn.refused():
+                out.stderr(f"{LOG_STAMP} ERROR {ROUTER}: error={UNSUPPORTED}{name}\n".encode())
+        killed = turn.endless
     except httpx.TimeoutException:
         killed = True  # the caller's timeout, not codex's own: nothing more is printed
     parts = [chunk[-1] for chunk in out.chunks if chunk[0] == "stdout"]
@@ -273,11 +376,13 @@ def _http_error(response: httpx.Response) -> str:
     )
 
 
-def _stream(renderer: CodexRenderer, response: httpx.Response) -> None:
+def _stream(renderer: CodexRenderer, response: httpx.Response, turn: _Turn) -> None:
     try:
         for event in _sse(response.iter_lines()):
             kind = event.get("type")
             item = event.get("item") if kind == "response.output_item.done" else None
+            if isinstance(item, dict):
+                turn.items.append(item)
             if isinstance(item, dict) and item.get("type") == "message":
                 renderer.event("agent_message", _message_text(item))
             elif isinstance(item, dict) and item.get("type") == "reasoning":
@@ -291,7 +396,8 @@ def _stream(renderer: CodexRenderer, response: httpx.Response) -> None:
                 renderer.event("turn.failed", message)
                 return
             elif kind == "response.completed":
-                renderer.event("turn.completed", None)
+                if not turn.completed(event.get("response", {}).get("usage")):
+                    renderer.event("turn.completed", turn.usage)
                 return
     except httpx.TimeoutException:
         raise

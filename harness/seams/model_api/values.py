@@ -196,13 +196,14 @@ VOLATILE = frozenset(
 _RACY_IN_FAILURE = "stop_reason"
 
 
-_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+#: A UUID, alone or after a type prefix (codex's ``fco_`` ids of its function call outputs).
+_UUID = re.compile(r"(?:[a-z]+_)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 def stable(value: Any) -> Any:
     """
     ``value`` with every `VOLATILE` key's value masked, recursively, and any
-    UUID-shaped string too (synthetic messages get a fresh one per run).
+    UUID-shaped string too (synthetic messages and items get a fresh one per run).
     """
     if isinstance(value, dict):
         racy = value.get("type") == "result" and value.get("subtype") not in (None, "success")
