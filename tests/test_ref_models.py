@@ -320,3 +320,40 @@ def test_codex_that_is_never_answered_is_killed_as_by_its_timeout() -> None:
     run, fake = _run_codex_steps({"tool_name": "shell", "tool": {}})
     assert (run.exit_code, run.timed_out) == (-9, True)
     assert len(fake.requests) == 64
+
+
+@pytest.mark.parametrize(
+    ("step", "words"),
+    [
+        (
+            {"status": 400, "body": {"error": {"message": "m", "code": "context_length_exceeded"}}},
+            "Codex ran out of room in the model's context window.",
+        ),
+        (
+            {"midstream_error": {"code": "rate_limit_exceeded", "message": "Try again in 1s."}},
+            "rate limit exceeded: Try again in 1s.",
+        ),
+        ({"midstream_error": {"code": "slow_down"}}, "rate limit exceeded: "),
+        ({"midstream_error": {"code": "server_error", "message": "m"}}, "stream disconnected"),
+        ({"midstream_error": {"code": "invalid_prompt"}}, "Invalid request."),
+        ({"midstream_error": {"code": "invalid_prompt", "message": "m"}}, "m"),
+        (
+            {"status": 429, "body": {"error": {"message": "m", "code": "insufficient_quota"}}},
+            "Quota exceeded.",
+        ),
+        (
+            {"status": 429, "body": {"error": {"message": "m", "code": "usage_not_included"}}},
+            "exceeded retry limit",
+        ),
+        (
+            {"status": 429, "body": {"error": {"message": "m", "type": "usage_not_included"}}},
+            "To use Codex with your ChatGPT plan",
+        ),
+    ],
+)
+def test_codex_words_some_errors_by_their_kind(step: dict[str, object], words: str) -> None:
+    # Scenarios model-codex-error-kinds (scenarios/model-api/codex/error-kinds.yaml).
+    run, fake = _run_codex_steps(step)
+    last = json.loads(run.stdout.split(b"\n")[-2])
+    assert (run.exit_code, len(fake.requests), last["type"]) == (1, 1, "turn.failed")
+    assert last["error"]["message"].startswith(words)

@@ -177,6 +177,16 @@ WITNESSES: dict[str, tuple[Witness, ...]] = {
             "until its caller's timeout kills it (probed: 247 requests in 15 s)"
         ),
     ),
+    "test_ref_models.py::test_codex_words_some_errors_by_their_kind": real(
+        "model-codex-context-length-400",
+        "model-codex-rate-limit-failed",
+        "model-codex-slow-down-failed",
+        "model-codex-server-error-failed",
+        "model-codex-invalid-prompt-failed",
+        "model-codex-quota-429",
+        "model-codex-plan-429",
+        "model-codex-plan-code-429",
+    ),
     "test_ref_models.py::test_codex_refuses_a_schema_that_is_not_json": real(
         "model-codex-schema-not-json", "model-codex-schema-cut-off"
     ),

@@ -8,7 +8,9 @@ validates nothing itself, and prints each completed output message as an
 HTTP error becomes an ``error`` line in codex's words for its status
 (`_http_error`), then ``turn.failed``; a ``response.failed`` in the stream
 becomes ``stream disconnected before completion: MESSAGE``, then
-``turn.failed``; both end with exit status 1.  Retries are off, as in the
+``turn.failed``; both end with exit status 1.  Some kinds of error, named by
+the API's ``code`` (a context window outgrown, a quota spent, a rate limit),
+have codex's own words instead (`FAILED_WORDS`, `_http_error`).  Retries are off, as in the
 captures (the provider's ``request_max_retries`` and ``stream_max_retries``
 are 0), so a failed request is not sent again.
 
@@ -44,7 +46,7 @@ from providers_fake.cli.types import Output
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping
+    from collections.abc import Callable, Iterator, Mapping
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 FORMAT_NAME = "codex_output_schema"
@@ -339,6 +341,54 @@ REASONS = {
 }  # fmt: skip
 
 
+CONTEXT_WINDOW = (
+    "Codex ran out of room in the model's context window. Start a new thread or clear "
+    "earlier history before retrying."
+)
+QUOTA = "Quota exceeded. Check your plan and billing details."
+PLUS = "To use Codex with your ChatGPT plan, upgrade to Plus: https://chatgpt.com/explore/plus."
+AT_CAPACITY = "Selected model is at capacity. Please try a different model."
+CYBER_RISK = "This request has been flagged for possible cybersecurity risk."
+
+
+def _rate_limited(message: str | None) -> str:
+    return f"rate limit exceeded: {message or ''}"
+
+
+#: Codex 0.169.0's words for a ``response.failed`` by its error's ``code``, given
+#: the error's message (probed); any other code is a disconnected stream.
+FAILED_WORDS: dict[str, Callable[[str | None], str]] = {
+    "context_length_exceeded": lambda _message: CONTEXT_WINDOW,
+    "insufficient_quota": lambda _message: QUOTA,
+    "usage_not_included": lambda _message: PLUS,
+    "rate_limit_exceeded": _rate_limited,
+    "slow_down": _rate_limited,
+    "server_is_overloaded": lambda _message: AT_CAPACITY,
+    "invalid_prompt": lambda message: "Invalid request." if message is None else message,
+    "cyber_policy": lambda message: CYBER_RISK if message is None else message,
+}
+USAGE_LIMIT = "You\u2019ve hit your usage limit. Try again later."
+#: The kinds of a 429 that codex words as such instead of as retries run out, by
+#: its error's ``type``, and by its ``code`` (probed; a ``usage_limit_reached``'s
+#: plan and reset time, which codex words too, are not modelled).
+LIMIT_BY_TYPE = {
+    "insufficient_quota": QUOTA,
+    "usage_not_included": PLUS,
+    "usage_limit_reached": USAGE_LIMIT,
+}
+LIMIT_BY_CODE = {"insufficient_quota": QUOTA}
+
+
+def _failed(error: Mapping[str, Any]) -> str:
+    """The message of codex's error line for a ``response.failed`` carrying ``error``."""
+    message = error.get("message")
+    text = message if isinstance(message, str) else None
+    words = FAILED_WORDS.get(str(error.get("code")))
+    if words is not None:
+        return words(text)
+    return f"stream disconnected before completion: {text or ''}"
+
+
 def _api_error(text: str) -> dict[str, Any]:
     try:
         body = json.loads(text)
@@ -351,16 +401,21 @@ def _api_error(text: str) -> dict[str, Any]:
 def _http_error(response: httpx.Response) -> str:
     """
     The message of codex's error line for an HTTP error, retries off (probed):
-    a 400's body verbatim, a 429 as exhausted retries, a 500 as high demand, an
-    unknown model by the API's message, anything else as an unexpected status
-    naming the API's message (or the body), the URL and the request id.
+    a 400's body verbatim (a context window outgrown in codex's words), a 429
+    as exhausted retries (a quota or plan in codex's words), a 500 as high
+    demand, an unknown model by the API's message, anything else as an
+    unexpected status naming the API's message (or the body), the URL and the
+    request id.
     """
     text = response.read().decode(errors="replace")
     status = response.status_code
     request = response.headers.get("x-request-id", "")
     error = _api_error(text)
     if status == 400:
-        return text
+        return CONTEXT_WINDOW if error.get("code") == "context_length_exceeded" else text
+    limit = LIMIT_BY_CODE.get(str(error.get("code"))) or LIMIT_BY_TYPE.get(str(error.get("type")))
+    if status == 429 and limit is not None:
+        return limit
     if status == 429:
         return f"exceeded retry limit, last status: 429 Too Many Requests, request id: {request}"
     if status == 500:
@@ -390,8 +445,7 @@ def _stream(renderer: CodexRenderer, response: httpx.Response, turn: _Turn) -> N
                 text = "".join(p.get("text", "") for p in summary if isinstance(p, dict))
                 renderer.event("reasoning", text)
             elif kind == "response.failed":
-                error = event.get("response", {}).get("error") or {}
-                message = f"stream disconnected before completion: {error.get('message', '')}"
+                message = _failed(event.get("response", {}).get("error") or {})
                 renderer.event("error", message)
                 renderer.event("turn.failed", message)
                 return
