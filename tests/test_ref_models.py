@@ -24,6 +24,7 @@ from harness.catalogue.scenario import Scenario
 from harness.seams.model_api.expect import ModelApiExpectation
 from harness.seams.model_api.run import model_script
 from harness.seams.model_api.values import CODEX_MODEL, ModelApiOutcome, ModelApiRequest
+from harness.systems.claude import failures
 from harness.systems.claude.run import run_claude
 from harness.systems.codex import run_codex
 from providers_fake.api import ScriptedModelAPI, install_respx
@@ -208,6 +209,67 @@ def test_a_tool_call_the_rules_refuse_is_answered_and_the_loop_goes_on() -> None
     assert "permission_denied" in _subtypes(run)
     assert _result(run)["permission_denials"][0]["tool_name"] == "Bash"
     assert _result(run)["structured_output"] == GOOD
+
+
+def test_a_prompt_too_long_ends_the_first_exchange_at_once() -> None:
+    # Scenario model-claude-prompt-too-long: the answer after it is never asked for.
+    too_long = {"status": 400, "message": "prompt is too long: 210000 tokens > 200000 maximum"}
+    run, fake = _run_steps(too_long, {"tool": GOOD})
+    result = _result(run)
+    assert (run.exit_code, len(fake.requests), _subtypes(run)) == (1, 1, ["init"])
+    assert (result["terminal_reason"], result["is_error"]) == ("prompt_too_long", True)
+    # The prompt "p" is under half a token: the estimate is what 2.1.328 attaches.
+    assert (
+        "~210000 tokens (limit 200000) but this conversation is only ~2501 tokens"
+        in (result["result"])
+    )
+
+
+@pytest.mark.parametrize(
+    ("status", "message", "words", "reason"),
+    [
+        (
+            400,
+            "prompt is too long: 210000 tokens > 200000 maximum",
+            "but this conversation",
+            "prompt_too_long",
+        ),
+        (
+            422,
+            "Prompt is too long: 3000 tokens > 200000 maximum",
+            "own content is most",
+            "prompt_too_long",
+        ),
+        (400, "Input is too long for requested model.", "a single exchange and", "prompt_too_long"),
+        (413, "prompt is too long: 210000 tokens > 200000 maximum", "", "image_error"),
+    ],
+)
+def test_the_words_of_a_prompt_too_long_say_where_the_bulk_is(
+    status: int, message: str, words: str, reason: str
+) -> None:
+    # Scenarios model-claude-prompt-too-long-*: 2501 tokens is four fifths of 3000 and more.
+    failure = failures.Failure(status, "invalid_request_error", message, None, None)
+    assert failures.too_long(failure)
+    ending = failures.too_long_ending(failure, 2501)
+    assert ending.text.startswith(failures.TOO_LONG)
+    assert words in ending.text
+    assert (ending.error, ending.terminal_reason) == ("invalid_request", reason)
+
+
+def test_a_prompt_too_long_is_told_by_its_words_and_status() -> None:
+    def failure(status: int, message: str) -> failures.Failure:
+        return failures.Failure(status, None, message, None, None)
+
+    assert not failures.too_long(failure(400, "bad request"))
+    assert failures.too_long(failure(400, "Error: PROMPT IS TOO LONG"))
+
+
+def test_the_estimate_of_a_text_is_its_utf16_length_over_four_rounded_half_up() -> None:
+    # Probed: prompts of 1, 27, 4000 and 10000 characters add 0, 7, 1000 and 2500.
+    lengths = {"p": 0, "Diagnose the build failure.": 7, "x" * 4000: 1000, "ab": 1}
+    for text, tokens in lengths.items():
+        assert failures.estimate_tokens(text) == tokens
+    assert failures.estimate_tokens("\U0001f600\U0001f600") == 1  # two UTF-16 units each
 
 
 # -- codex exec ----------------------------------------------------------------------------

@@ -155,6 +155,22 @@ WITNESSES: dict[str, tuple[Witness, ...]] = {
     "test_ref_models.py::test_a_400_is_sent_six_times_in_all_without_api_retry_lines": real(
         "model-claude-400-cascade"
     ),
+    "test_ref_models.py::test_a_prompt_too_long_ends_the_first_exchange_at_once": real(
+        "model-claude-prompt-too-long"
+    ),
+    "test_ref_models.py::test_the_words_of_a_prompt_too_long_say_where_the_bulk_is": real(
+        "model-claude-prompt-too-long",
+        "model-claude-prompt-too-long-own-content",
+        "model-claude-input-too-long",
+        "model-claude-prompt-too-long-413",
+    ),
+    "test_ref_models.py::test_a_prompt_too_long_is_told_by_its_words_and_status": real(
+        "model-claude-400-cascade", "model-claude-prompt-too-long"
+    ),
+    "test_ref_models.py::"
+    "test_the_estimate_of_a_text_is_its_utf16_length_over_four_rounded_half_up": real(
+        "model-claude-prompt-too-long-estimate", "model-claude-prompt-too-long-own-content"
+    ),
     "test_ref_models.py::test_an_unusable_attempt_budget_falls_back_to_five": real(
         "model-claude-garbage-attempts"
     ),
