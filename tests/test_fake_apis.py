@@ -283,6 +283,23 @@ def test_responses_stream_with_two_output_messages(serve: Any) -> None:
     assert (request.api, request.text_format) == ("openai", TEXT_FORMAT)
 
 
+def test_a_responses_request_after_the_prompt_is_what_the_model_said_and_the_answers(
+    serve: Any,
+) -> None:
+    served = serve([{"text": "x"}])
+    call = {"type": "function_call", "name": "shell", "call_id": "c0", "arguments": "{}"}
+    answer = {"type": "function_call_output", "call_id": "c0", "output": "unsupported call: shell"}
+    prompt = [
+        {"type": "message", "role": "developer", "content": []},
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "p"}]},
+    ]
+    served.post("/v1/responses", **{**CODEX_BODY, "input": [*prompt, call, answer]})
+    served.post("/v1/responses", **{**CODEX_BODY, "input": prompt})
+    first, second = served.fake.requests
+    assert first.messages_after_prompt == [call, answer]
+    assert second.messages_after_prompt == []
+
+
 def test_response_failed_after_a_complete_message(serve: Any) -> None:
     served = serve([{"text": "partial", "midstream_error": True}])
     events = _sse(served.post("/v1/responses", **CODEX_BODY).content)

@@ -345,6 +345,7 @@ def test_reports_mask_what_real_clis_make_up_per_run() -> None:
         "type": "assistant",
         "session_id": "s-1",
         "message": {"id": "3920b7f4-2a5d-4fe5-af54-a7e08c66de83", "content": ["msg_0"]},
+        "item": {"id": "fco_01a234d2-8420-7492-879c-90dca392fe17", "call_id": "call_0_0"},
         "duration_ms": 359,
         "num_turns": 2,
     }
@@ -353,6 +354,7 @@ def test_reports_mask_what_real_clis_make_up_per_run() -> None:
             "type": "assistant",
             "session_id": "<volatile>",
             "message": {"id": "<volatile>", "content": ["msg_0"]},
+            "item": {"id": "<volatile>", "call_id": "call_0_0"},
             "duration_ms": "<volatile>",
             "num_turns": 2,
         }

@@ -24,6 +24,7 @@ from harness.catalogue.scenario import Scenario
 from harness.seams.model_api.expect import ModelApiExpectation
 from harness.seams.model_api.run import model_script
 from harness.seams.model_api.values import CODEX_MODEL, ModelApiOutcome, ModelApiRequest
+from harness.systems.claude import failures
 from harness.systems.claude.run import run_claude
 from harness.systems.codex import run_codex
 from providers_fake.api import ScriptedModelAPI, install_respx
@@ -207,6 +208,67 @@ def test_a_tool_call_the_rules_refuse_is_answered_and_the_loop_goes_on() -> None
     assert _result(run)["structured_output"] == GOOD
 
 
+def test_a_prompt_too_long_ends_the_first_exchange_at_once() -> None:
+    # Scenario model-claude-prompt-too-long: the answer after it is never asked for.
+    too_long = {"status": 400, "message": "prompt is too long: 210000 tokens > 200000 maximum"}
+    run, fake = _run_steps(too_long, {"tool": GOOD})
+    result = _result(run)
+    assert (run.exit_code, len(fake.requests), _subtypes(run)) == (1, 1, ["init"])
+    assert (result["terminal_reason"], result["is_error"]) == ("prompt_too_long", True)
+    # The prompt "p" is under half a token: the estimate is what 2.1.328 attaches.
+    assert (
+        "~210000 tokens (limit 200000) but this conversation is only ~2501 tokens"
+        in (result["result"])
+    )
+
+
+@pytest.mark.parametrize(
+    ("status", "message", "words", "reason"),
+    [
+        (
+            400,
+            "prompt is too long: 210000 tokens > 200000 maximum",
+            "but this conversation",
+            "prompt_too_long",
+        ),
+        (
+            422,
+            "Prompt is too long: 3000 tokens > 200000 maximum",
+            "own content is most",
+            "prompt_too_long",
+        ),
+        (400, "Input is too long for requested model.", "a single exchange and", "prompt_too_long"),
+        (413, "prompt is too long: 210000 tokens > 200000 maximum", "", "image_error"),
+    ],
+)
+def test_the_words_of_a_prompt_too_long_say_where_the_bulk_is(
+    status: int, message: str, words: str, reason: str
+) -> None:
+    # Scenarios model-claude-prompt-too-long-*: 2501 tokens is four fifths of 3000 and more.
+    failure = failures.Failure(status, "invalid_request_error", message, None, None)
+    assert failures.too_long(failure)
+    ending = failures.too_long_ending(failure, 2501)
+    assert ending.text.startswith(failures.TOO_LONG)
+    assert words in ending.text
+    assert (ending.error, ending.terminal_reason) == ("invalid_request", reason)
+
+
+def test_a_prompt_too_long_is_told_by_its_words_and_status() -> None:
+    def failure(status: int, message: str) -> failures.Failure:
+        return failures.Failure(status, None, message, None, None)
+
+    assert not failures.too_long(failure(400, "bad request"))
+    assert failures.too_long(failure(400, "Error: PROMPT IS TOO LONG"))
+
+
+def test_the_estimate_of_a_text_is_its_utf16_length_over_four_rounded_half_up() -> None:
+    # Probed: prompts of 1, 27, 4000 and 10000 characters add 0, 7, 1000 and 2500.
+    lengths = {"p": 0, "Diagnose the build failure.": 7, "x" * 4000: 1000, "ab": 1}
+    for text, tokens in lengths.items():
+        assert failures.estimate_tokens(text) == tokens
+    assert failures.estimate_tokens("\U0001f600\U0001f600") == 1  # two UTF-16 units each
+
+
 # -- codex exec ----------------------------------------------------------------------------
 
 
@@ -280,3 +342,74 @@ def test_a_refusal_that_spends_the_last_attempt_prints_its_line_then_the_exhaust
         "user",
         "result/error_max_structured_output_retries",
     )
+
+
+def _run_codex_steps(*steps: object) -> tuple[Any, ScriptedModelAPI]:
+    fake = ScriptedModelAPI(list(steps))
+    with respx.mock(assert_all_called=False) as router, httpx.Client() as client:
+        install_respx(router, fake, OPENAI_BASE_URL)
+        run = run_codex(client, prompt="p", schema=json.dumps(SCHEMA), model=CODEX_MODEL)
+    return run, fake
+
+
+def test_codex_answers_a_call_to_a_tool_it_lacks_and_asks_again() -> None:
+    # Scenarios model-codex-shell-call-unsupported, model-codex-unknown-tool-call.
+    run, fake = _run_codex_steps(
+        {"thinking": "t", "text": "first", "tool_name": "shell", "tool": {"command": ["ls"]}},
+        {"text": json.dumps(GOOD)},
+    )
+    assert (run.exit_code, len(fake.requests)) == (0, 2)
+    assert run.stderr.endswith("ERROR codex_core::tools::router: error=unsupported call: shell\n")
+    sent = fake.requests[1].messages_after_prompt
+    assert [item["type"] for item in sent] == [
+        "reasoning", "message", "function_call", "function_call_output"
+    ]  # fmt: skip
+    assert sent[-1]["output"] == "unsupported call: shell"
+    assert sent[-1]["call_id"] == sent[2]["call_id"]
+    lines = [json.loads(line) for line in run.stdout.split(b"\n") if line]
+    assert lines[-2]["item"]["text"] == json.dumps(GOOD)
+    # turn.completed counts the tokens of both answers.
+    assert lines[-1]["usage"]["input_tokens"] == 24
+
+
+def test_codex_that_is_never_answered_is_killed_as_by_its_timeout() -> None:
+    run, fake = _run_codex_steps({"tool_name": "shell", "tool": {}})
+    assert (run.exit_code, run.timed_out) == (-9, True)
+    assert len(fake.requests) == 64
+
+
+@pytest.mark.parametrize(
+    ("step", "words"),
+    [
+        (
+            {"status": 400, "body": {"error": {"message": "m", "code": "context_length_exceeded"}}},
+            "Codex ran out of room in the model's context window.",
+        ),
+        (
+            {"midstream_error": {"code": "rate_limit_exceeded", "message": "Try again in 1s."}},
+            "rate limit exceeded: Try again in 1s.",
+        ),
+        ({"midstream_error": {"code": "slow_down"}}, "rate limit exceeded: "),
+        ({"midstream_error": {"code": "server_error", "message": "m"}}, "stream disconnected"),
+        ({"midstream_error": {"code": "invalid_prompt"}}, "Invalid request."),
+        ({"midstream_error": {"code": "invalid_prompt", "message": "m"}}, "m"),
+        (
+            {"status": 429, "body": {"error": {"message": "m", "code": "insufficient_quota"}}},
+            "Quota exceeded.",
+        ),
+        (
+            {"status": 429, "body": {"error": {"message": "m", "code": "usage_not_included"}}},
+            "exceeded retry limit",
+        ),
+        (
+            {"status": 429, "body": {"error": {"message": "m", "type": "usage_not_included"}}},
+            "To use Codex with your ChatGPT plan",
+        ),
+    ],
+)
+def test_codex_words_some_errors_by_their_kind(step: dict[str, object], words: str) -> None:
+    # Scenarios model-codex-error-kinds (scenarios/model-api/codex/error-kinds.yaml).
+    run, fake = _run_codex_steps(step)
+    last = json.loads(run.stdout.split(b"\n")[-2])
+    assert (run.exit_code, len(fake.requests), last["type"]) == (1, 1, "turn.failed")
+    assert last["error"]["message"].startswith(words)

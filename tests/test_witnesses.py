@@ -155,6 +155,22 @@ WITNESSES: dict[str, tuple[Witness, ...]] = {
     "test_ref_models.py::test_a_400_is_sent_six_times_in_all_without_api_retry_lines": real(
         "model-claude-400-cascade"
     ),
+    "test_ref_models.py::test_a_prompt_too_long_ends_the_first_exchange_at_once": real(
+        "model-claude-prompt-too-long"
+    ),
+    "test_ref_models.py::test_the_words_of_a_prompt_too_long_say_where_the_bulk_is": real(
+        "model-claude-prompt-too-long",
+        "model-claude-prompt-too-long-own-content",
+        "model-claude-input-too-long",
+        "model-claude-prompt-too-long-413",
+    ),
+    "test_ref_models.py::test_a_prompt_too_long_is_told_by_its_words_and_status": real(
+        "model-claude-400-cascade", "model-claude-prompt-too-long"
+    ),
+    "test_ref_models.py::"
+    "test_the_estimate_of_a_text_is_its_utf16_length_over_four_rounded_half_up": real(
+        "model-claude-prompt-too-long-estimate", "model-claude-prompt-too-long-own-content"
+    ),
     "test_ref_models.py::test_an_unusable_attempt_budget_falls_back_to_five": real(
         "model-claude-garbage-attempts"
     ),
@@ -167,6 +183,25 @@ WITNESSES: dict[str, tuple[Witness, ...]] = {
     "test_ref_models.py::"
     "test_a_refusal_that_spends_the_last_attempt_prints_its_line_then_the_exhaustion": real(
         "model-claude-refusal-rejected-order", "model-claude-refusal-rejected-exhausts"
+    ),
+    "test_ref_models.py::test_codex_answers_a_call_to_a_tool_it_lacks_and_asks_again": real(
+        "model-codex-shell-call-unsupported", "model-codex-unknown-tool-call"
+    ),
+    "test_ref_models.py::test_codex_that_is_never_answered_is_killed_as_by_its_timeout": (
+        Machinery(
+            "the model's bound on a model that calls in every answer, which the binary asks "
+            "until its caller's timeout kills it (probed: 247 requests in 15 s)"
+        ),
+    ),
+    "test_ref_models.py::test_codex_words_some_errors_by_their_kind": real(
+        "model-codex-context-length-400",
+        "model-codex-rate-limit-failed",
+        "model-codex-slow-down-failed",
+        "model-codex-server-error-failed",
+        "model-codex-invalid-prompt-failed",
+        "model-codex-quota-429",
+        "model-codex-plan-429",
+        "model-codex-plan-code-429",
     ),
     "test_ref_models.py::test_codex_refuses_a_schema_that_is_not_json": real(
         "model-codex-schema-not-json", "model-codex-schema-cut-off"

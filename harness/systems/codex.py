@@ -8,9 +8,19 @@ validates nothing itself, and prints each completed output message as an
 HTTP error becomes an ``error`` line in codex's words for its status
 (`_http_error`), then ``turn.failed``; a ``response.failed`` in the stream
 becomes ``stream disconnected before completion: MESSAGE``, then
-``turn.failed``; both end with exit status 1.  Retries are off, as in the
+``turn.failed``; both end with exit status 1.  Some kinds of error, named by
+the API's ``code`` (a context window outgrown, a quota spent, a rate limit),
+have codex's own words instead (`FAILED_WORDS`, `_http_error`).  Retries are off, as in the
 captures (the provider's ``request_max_retries`` and ``stream_max_retries``
-are 0), so exactly one request is made.
+are 0), so a failed request is not sent again.
+
+A function call to a tool the release does not offer (``shell``, any made-up
+name) is logged on stderr and answered ``unsupported call: NAME`` (`_Turn`):
+codex sends every item of that answer back with the call's output and asks
+again, until an answer has no call; it never ends by itself when every answer
+calls, so the model stops after `MAX_REQUESTS` as if killed at its caller's
+timeout.  Calls to codex's own tools (``exec_command`` and the rest), which
+the binary runs, are not modelled: the model answers them as unsupported too.
 
 As for Claude (`harness.systems.claude.loop`), the lines are printed by the fake
 ``codex`` renderer (`providers_fake.cli.codex`) from semantic events; only the
@@ -24,7 +34,7 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import httpx
 
@@ -38,7 +48,7 @@ from providers_fake.cli.types import Output
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping
+    from collections.abc import Callable, Iterator, Mapping
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 FORMAT_NAME = "codex_output_schema"
@@ -152,6 +162,97 @@ def _event(data: list[str]) -> Iterator[dict[str, Any]]:
         yield event
 
 
+#: What codex 0.169.0 sends back for a call to a tool it does not offer (``shell``,
+#: any made-up name), and logs on stderr with the time and its router's name (probed).
+UNSUPPORTED = "unsupported call: "
+ROUTER = "codex_core::tools::router"
+#: The model's clock for that log line (the captures' hour; reports mask the time).
+LOG_STAMP = "2026-11-29T22:00:00.000000Z"
+#: Where the model stops a model that never stops calling tools: the binary asks on
+#: until its caller's timeout kills it, which the model shows as that kill.
+MAX_REQUESTS = 64
+#: The fields of each output item codex sends back, in its order (probed); a
+#: reasoning item's absent ``content`` and ``encrypted_content`` go back as null.
+_ITEM_FIELDS = {
+    "function_call": ("status", "id", "name", "arguments", "call_id"),
+    "message": ("status", "id", "role", "content"),
+    "reasoning": ("id", "summary", "content", "encrypted_content"),
+}
+_NULLED = ("content", "encrypted_content")
+#: ``turn.completed``'s usage fields and where each is read in a response's usage.
+_USAGE_FROM = {
+    "input_tokens": ("input_tokens",),
+    "cached_input_tokens": ("input_tokens_details", "cached_tokens"),
+    "output_tokens": ("output_tokens",),
+    "reasoning_output_tokens": ("output_tokens_details", "reasoning_tokens"),
+}
+
+
+class _Turn:
+    """
+    One turn's conversation with the API: the input so far, the function calls of
+    the answer being read, and the usage of every answer (``turn.completed``
+    prints their sum).  Codex answers each call to a tool it does not offer with
+    ``unsupported call: NAME`` and asks again, until an answer has no call.
+    """
+
+    def __init__(self, body: dict[str, object], ids: Ids) -> None:
+        self.body = body
+        self.ids = ids
+        self.requests = 0
+        self.items: list[Mapping[str, Any]] = []  # the output items of the answer being read
+        self.pending: list[Mapping[str, Any]] = []  # those of a completed answer, to send back
+        self.usage = dict.fromkeys(_USAGE_FROM, 0)
+        self.endless = False
+
+    def asking(self) -> bool:
+        if self.requests and not self.pending:
+            return False
+        self.endless = self.requests >= MAX_REQUESTS
+        return not self.endless
+
+    def next_body(self) -> dict[str, object]:
+        sent = cast("list[object]", self.body["input"])
+        sent.extend(_echo(item) for item in self.pending)
+        for call in self._calls(self.pending):
+            output = f"{UNSUPPORTED}{call.get('name', '')}"
+            answer = {"id": f"fco_{self.ids.uuid7()}", "call_id": call.get("call_id")}
+            sent.append({"type": "function_call_output", **answer, "output": output})
+        self.pending = []
+        self.requests += 1
+        return self.body
+
+    def completed(self, usage: object) -> bool:
+        """Count an answer's usage; whether its calls make codex ask again."""
+        for field, path in _USAGE_FROM.items():
+            value: object = usage
+            for key in path:
+                value = value.get(key) if isinstance(value, dict) else None
+            self.usage[field] += value if isinstance(value, int) else 0
+        self.pending = self.items if self._calls(self.items) else []
+        self.items = []
+        return bool(self.pending)
+
+    def refused(self) -> list[str]:
+        """The names of the calls codex is about to answer as unsupported (its log lines)."""
+        return [str(call.get("name", "")) for call in self._calls(self.pending)]
+
+    @staticmethod
+    def _calls(items: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+        return [item for item in items if item.get("type") == "function_call"]
+
+
+def _echo(item: Mapping[str, Any]) -> dict[str, object]:
+    """An output item as codex sends it back: its own fields, in its order."""
+    kind = item.get("type")
+    fields = _ITEM_FIELDS.get(str(kind), tuple(k for k in item if k != "type"))
+    echoed: dict[str, object] = {"type": kind}
+    for key in fields:
+        if key in item or (kind == "reasoning" and key in _NULLED):
+            echoed[key] = item.get(key)
+    return echoed
+
+
 def _message_text(item: Mapping[str, Any]) -> str:
     parts = item.get("content") or []
     return "".join(p.get("text", "") for p in parts if p.get("type") == "output_text")
@@ -202,21 +303,25 @@ def run_codex(
     renderer = CodexRenderer(ctx)
     for name in ("thread.started", "warning", "turn.started"):
         renderer.event(name, None)
-    body = _request_body(model, prompt, schema_value)
     url = base_url.rstrip("/") + "/responses"
-    headers = _headers(CodexProfile.of(version))
+    headers = {**_headers(CodexProfile.of(version)), "content-type": "application/json"}
+    turn = _Turn(_request_body(model, prompt, schema_value), Ids(seed, "codex-calls"))
     killed = False
     try:
-        content, headers = _encoded(body), {**headers, "content-type": "application/json"}
-        with client.stream(
-            "POST", url, content=content, headers=headers, timeout=timeout
-        ) as response:
-            if response.status_code >= 400:
-                text = _http_error(response)
-                renderer.event("error", text)
-                renderer.event("turn.failed", text)
-            else:
-                _stream(renderer, response)
+        while turn.asking():
+            body = turn.next_body()
+            with client.stream(
+                "POST", url, content=_encoded(body), headers=headers, timeout=timeout
+            ) as response:
+                if response.status_code >= 400:
+                    text = _http_error(response)
+                    renderer.event("error", text)
+                    renderer.event("turn.failed", text)
+                else:
+                    _stream(renderer, response, turn)
+            for name in turn.refused():
+                out.stderr(f"{LOG_STAMP} ERROR {ROUTER}: error={UNSUPPORTED}{name}\n".encode())
+        killed = turn.endless
     except httpx.TimeoutException:
         killed = True  # the caller's timeout, not codex's own: nothing more is printed
     parts = [chunk[-1] for chunk in out.chunks if chunk[0] == "stdout"]
@@ -251,6 +356,54 @@ REASONS = {
 }  # fmt: skip
 
 
+CONTEXT_WINDOW = (
+    "Codex ran out of room in the model's context window. Start a new thread or clear "
+    "earlier history before retrying."
+)
+QUOTA = "Quota exceeded. Check your plan and billing details."
+PLUS = "To use Codex with your ChatGPT plan, upgrade to Plus: https://chatgpt.com/explore/plus."
+AT_CAPACITY = "Selected model is at capacity. Please try a different model."
+CYBER_RISK = "This request has been flagged for possible cybersecurity risk."
+
+
+def _rate_limited(message: str | None) -> str:
+    return f"rate limit exceeded: {message or ''}"
+
+
+#: Codex 0.169.0's words for a ``response.failed`` by its error's ``code``, given
+#: the error's message (probed); any other code is a disconnected stream.
+FAILED_WORDS: dict[str, Callable[[str | None], str]] = {
+    "context_length_exceeded": lambda _message: CONTEXT_WINDOW,
+    "insufficient_quota": lambda _message: QUOTA,
+    "usage_not_included": lambda _message: PLUS,
+    "rate_limit_exceeded": _rate_limited,
+    "slow_down": _rate_limited,
+    "server_is_overloaded": lambda _message: AT_CAPACITY,
+    "invalid_prompt": lambda message: "Invalid request." if message is None else message,
+    "cyber_policy": lambda message: CYBER_RISK if message is None else message,
+}
+USAGE_LIMIT = "You\u2019ve hit your usage limit. Try again later."
+#: The kinds of a 429 that codex words as such instead of as retries run out, by
+#: its error's ``type``, and by its ``code`` (probed; a ``usage_limit_reached``'s
+#: plan and reset time, which codex words too, are not modelled).
+LIMIT_BY_TYPE = {
+    "insufficient_quota": QUOTA,
+    "usage_not_included": PLUS,
+    "usage_limit_reached": USAGE_LIMIT,
+}
+LIMIT_BY_CODE = {"insufficient_quota": QUOTA}
+
+
+def _failed(error: Mapping[str, Any]) -> str:
+    """The message of codex's error line for a ``response.failed`` carrying ``error``."""
+    message = error.get("message")
+    text = message if isinstance(message, str) else None
+    words = FAILED_WORDS.get(str(error.get("code")))
+    if words is not None:
+        return words(text)
+    return f"stream disconnected before completion: {text or ''}"
+
+
 def _api_error(text: str) -> dict[str, Any]:
     try:
         body = jsonvalue.loads(text)
@@ -263,16 +416,21 @@ def _api_error(text: str) -> dict[str, Any]:
 def _http_error(response: httpx.Response) -> str:
     """
     The message of codex's error line for an HTTP error, retries off (probed):
-    a 400's body verbatim, a 429 as exhausted retries, a 500 as high demand, an
-    unknown model by the API's message, anything else as an unexpected status
-    naming the API's message (or the body), the URL and the request id.
+    a 400's body verbatim (a context window outgrown in codex's words), a 429
+    as exhausted retries (a quota or plan in codex's words), a 500 as high
+    demand, an unknown model by the API's message, anything else as an
+    unexpected status naming the API's message (or the body), the URL and the
+    request id.
     """
     text = response.read().decode(errors="replace")
     status = response.status_code
     request = response.headers.get("x-request-id", "")
     error = _api_error(text)
     if status == 400:
-        return text
+        return CONTEXT_WINDOW if error.get("code") == "context_length_exceeded" else text
+    limit = LIMIT_BY_CODE.get(str(error.get("code"))) or LIMIT_BY_TYPE.get(str(error.get("type")))
+    if status == 429 and limit is not None:
+        return limit
     if status == 429:
         return f"exceeded retry limit, last status: 429 Too Many Requests, request id: {request}"
     if status == 500:
@@ -288,11 +446,13 @@ def _http_error(response: httpx.Response) -> str:
     )
 
 
-def _stream(renderer: CodexRenderer, response: httpx.Response) -> None:
+def _stream(renderer: CodexRenderer, response: httpx.Response, turn: _Turn) -> None:
     try:
         for event in _sse(sse_lines(response.iter_text())):
             kind = event.get("type")
             item = event.get("item") if kind == "response.output_item.done" else None
+            if isinstance(item, dict):
+                turn.items.append(item)
             if isinstance(item, dict) and item.get("type") == "message":
                 renderer.event("agent_message", _message_text(item))
             elif isinstance(item, dict) and item.get("type") == "reasoning":
@@ -300,13 +460,13 @@ def _stream(renderer: CodexRenderer, response: httpx.Response) -> None:
                 text = "".join(p.get("text", "") for p in summary if isinstance(p, dict))
                 renderer.event("reasoning", text)
             elif kind == "response.failed":
-                error = event.get("response", {}).get("error") or {}
-                message = f"stream disconnected before completion: {error.get('message', '')}"
+                message = _failed(event.get("response", {}).get("error") or {})
                 renderer.event("error", message)
                 renderer.event("turn.failed", message)
                 return
             elif kind == "response.completed":
-                renderer.event("turn.completed", None)
+                if not turn.completed(event.get("response", {}).get("usage")):
+                    renderer.event("turn.completed", turn.usage)
                 return
     except httpx.TimeoutException:
         raise

@@ -117,7 +117,16 @@ class RecordedRequest:
         Claude Code's prompt turn is several messages (a system-reminder user
         message, a ``system`` environment message, the prompt), so "after the
         prompt" is "from the first assistant message", as in the captures.
+        On the Responses API (codex) it is the ``input`` from the first item
+        that is not a developer or user message (a function call sent back).
         """
+        items = self.json.get("input")
+        if self.api == "openai" and isinstance(items, list):
+            answers = [i for i in items if isinstance(i, dict)]
+            given = ("developer", "user", "system")
+            asked = [i.get("type") == "message" and i.get("role") in given for i in answers]
+            answered = asked.index(False) if False in asked else len(answers)
+            return answers[answered:]
         messages = self.messages
         first = next((i for i, m in enumerate(messages) if m.get("role") == "assistant"), None)
         return [] if first is None else messages[first:]

@@ -290,6 +290,7 @@ def _run_reference(
     run = session.run
     masks = _masks(str(workdir), REFERENCE_PORT, run.stdout)
     stdout, stderr = _masked(masks, run.stdout), _masked(masks, run.stderr)
+    stderr = _LOG_TIME.sub(LOG_TIME, stderr)  # as for the binary: the models keep a clock too
     lines = parse_lines(stdout)
     return ModelApiOutcome(
         cli=request.cli,

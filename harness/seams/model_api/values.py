@@ -202,7 +202,8 @@ VOLATILE = frozenset(
 _RACY_IN_FAILURE = "stop_reason"
 
 
-_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+#: A UUID, alone or after a type prefix (codex's ``fco_`` ids of its function call outputs).
+_UUID = re.compile(r"(?:[a-z]+_)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 #: Keys whose values are what the user or the model supplied (a schema, a tool call's
@@ -214,8 +215,8 @@ SUPPLIED = frozenset({"input_schema", "text_format", "structured_output", "input
 def stable(value: Any) -> Any:
     """
     ``value`` with every `VOLATILE` key's value masked, recursively, and any
-    UUID-shaped string too (synthetic messages get a fresh one per run); what
-    the user or the model supplied (`SUPPLIED`) is left as it is.
+    UUID-shaped string too (synthetic messages and items get a fresh one per
+    run); what the user or the model supplied (`SUPPLIED`) is left as it is.
     """
     if isinstance(value, dict):
         racy = value.get("type") == "result" and value.get("subtype") not in (None, "success")

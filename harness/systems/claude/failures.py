@@ -29,6 +29,13 @@ display, then tool search; dropping tool search starts the model call over
 session; tool search stays off once dropped.  Six requests for an error that
 persists from the first, fewer later in a session.
 
+A prompt too long for the model's context window (a 400, 413 or 422 whose
+message says so, `too_long`) is not sent again in the first exchange of a
+session, which cannot be compacted: the run ends at once in the CLI's words
+(`too_long_ending`), naming the API's figures and the CLI's estimate of the
+conversation (B-39; up to 2.1.327 it is sent once more first).  Later in a
+session the CLI compacts the conversation first: not modelled.
+
 When the retries are spent, each kind ends the run in its own words and
 with its own ``error`` field (`ending`).  The loop (`harness.systems.claude.loop`)
 applies these rules; this module only decides.
@@ -36,6 +43,8 @@ applies these rules; this module only decides.
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,6 +69,33 @@ TOO_LARGE = (
 NO_MODEL = (
     "There's an issue with the selected model ({model}). It may not exist or you may not "
     "have access to it. Run --model to pick a different model."
+)
+
+
+#: What an error's message says when the prompt outgrew the context window (read in
+#: the binary: either phrase anywhere, in any case).
+TOO_LONG_PHRASES = ("prompt is too long", "input is too long for requested model")
+#: The API's figures in such a message, as the binary reads them.
+_TOO_LONG_FIGURES = re.compile(r"prompt is too long[^0-9]*(\d+)\s*tokens?\s*>\s*(\d+)", re.I)
+#: The statuses on which the binary was seen to end so (probed: 400, 413 and 422).
+TOO_LONG_STATUSES = frozenset({400, 413, 422})
+TOO_LONG = "Prompt is too long"
+#: The share of the API's count at which the conversation is "most of it".
+_MOST = 0.8
+_NO_FIGURES = (
+    " \u00b7 this conversation is a single exchange and cannot be compacted \u2014 the request "
+    "size comes mostly from system prompt, tool definitions, or attachments."
+)
+_OWN_CONTENT = (
+    " \u00b7 the request is ~{actual} tokens (limit {limit}) and this conversation's own content "
+    "is most of it. A single-exchange conversation cannot be compacted; start with less "
+    "content (smaller files or pasted text)."
+)
+_OVERHEAD = (
+    " \u00b7 the request is ~{actual} tokens (limit {limit}) but this conversation is only "
+    "~{estimate} tokens \u2014 the rest is system prompt, tool definitions, and attachment "
+    "content. A single-exchange conversation cannot be compacted; reduce attached "
+    "files/tools or start with less context."
 )
 
 
@@ -178,6 +214,36 @@ def ending(failure: Failure, gateway: str, model: str) -> Ending:
     if failure.status >= 500:
         return _server(failure, gateway, model)
     return _ENDINGS.get(failure.status, _other)(failure, gateway, model)
+
+
+def too_long(failure: Failure) -> bool:
+    """Whether the error says the prompt is too long for the model (B-39)."""
+    message = failure.message.lower()
+    return failure.status in TOO_LONG_STATUSES and any(p in message for p in TOO_LONG_PHRASES)
+
+
+def estimate_tokens(text: str) -> int:
+    """The CLI's estimate of a text's tokens: its UTF-16 length over four, rounded half up."""
+    units = len(text.encode("utf-16-le")) // 2
+    return math.floor(units / 4 + 0.5)
+
+
+def too_long_ending(failure: Failure, conversation: int) -> Ending:
+    """
+    The run's end on a prompt too long in the first exchange (B-39): the API's
+    figures and ``conversation``, the CLI's estimate of the conversation's tokens,
+    say where the bulk is.  A 413 ends with the bare words, as an image error.
+    """
+    if failure.status == 413:
+        return Ending(TOO_LONG, "invalid_request", "image_error")
+    found = _TOO_LONG_FIGURES.search(failure.message)
+    if found is None:
+        tail = _NO_FIGURES
+    else:
+        actual, limit = int(found[1]), int(found[2])
+        shape = _OWN_CONTENT if conversation >= actual * _MOST else _OVERHEAD
+        tail = shape.format(actual=actual, limit=limit, estimate=conversation)
+    return Ending(TOO_LONG + tail, "invalid_request", "prompt_too_long")
 
 
 def message_fields(failure: Failure) -> dict[str, Any]:

@@ -105,6 +105,9 @@ class Loop:
         self.recoveries = failures.Recoveries(self.profile.bad_request_ladder)  # B-33
         #: Notes sent after the conversation until an answer comes, then part of it.
         self.pending: list[dict[str, Any]] = []
+        #: The CLI's estimate of the first exchange's tokens (B-39): the prompt's and
+        #: those of what the release attaches to it.
+        self.first_exchange = 0
 
     def event(self, name: str, arg: object = None) -> None:
         self.renderer.event(name, arg)
@@ -128,6 +131,7 @@ class Loop:
         fallback = self.settings.fallback
         armed = None if fallback == model else fallback
         turn = Turn(model, armed, DEFAULT_ATTEMPTS if allowed is None else allowed, budget)
+        self.first_exchange = self.profile.attached_tokens + failures.estimate_tokens(prompt)
         self.talk.announced = model
         self.event("init")
         stream = True
@@ -184,6 +188,13 @@ class Loop:
         is sent again streaming (False: once more without streaming, after a 404).
         """
         status = failure.status
+        if failures.too_long(failure) and not (self.history or self.talk.resumed):  # B-39
+            turn.too_long += 1
+            if failure.status != 413 and turn.too_long < self.profile.too_long_requests:
+                return True  # sent once more up to 2.1.281, never a 413 (probed)
+            ending = failures.too_long_ending(failure, self.first_exchange)
+            self.ended(failure, turn, ending)
+            return None
         if FOUNDRY_WORDING in failure.message and tool.get("strict") is True:
             self.foundry_gap = True  # remembered; the retry goes without strict (LOOP-10)
             return True
@@ -274,12 +285,14 @@ class Loop:
         self.time_left()  # killed while it waits, when the caller's time runs out
         return delay
 
-    def ended(self, failure: failures.Failure, turn: Turn) -> None:
-        """The run ends on an HTTP error, in the CLI's words for its status."""
+    def ended(
+        self, failure: failures.Failure, turn: Turn, ending: failures.Ending | None = None
+    ) -> None:
+        """The run ends on an HTTP error, in the CLI's words for its status (or ``ending``)."""
         named = turn.model
         if self.settings.long_context(turn.model):
             named += "[1m]"  # the 1M-context variant was asked for (B-07, probed on 2.1.235)
-        ending = failures.ending(failure, self.settings.gateway, named)
+        ending = ending or failures.ending(failure, self.settings.gateway, named)
         message = {
             "text": ending.text,
             "error": ending.error,

@@ -462,6 +462,10 @@ class ClaudeProfile:
     sends_empty_text: bool
     #: A property of annotations only takes a string value's JSON text (B-38).
     converts_annotated: bool
+    #: Requests made for a prompt too long in the first exchange (B-39).
+    too_long_requests: int
+    #: The CLI's estimate of the tokens it attaches to the first exchange (B-39).
+    attached_tokens: int
     wraps_notes: bool
     multiple_of_precision: int | None
     resumes_broken_prose: bool

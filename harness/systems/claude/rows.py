@@ -51,6 +51,26 @@ _UNKNOWN_280 = ("claude-fable-5-2", "claude-haiku-5-5", "claude-mythos-5-2", "cl
 _UNKNOWN_284 = ("claude-fable-5-2", "claude-haiku-5-5", "claude-mythos-5-2")
 _UNKNOWN_300 = ("claude-fable-5-2", "claude-mythos-5-2")
 
+#: The CLI's estimate of the tokens it attaches to a session's first exchange (B-39),
+#: from each release probed on until the next: (range, tokens, releases probed).  The
+#: figure moves with what a release attaches; between probed releases it is a guess.
+_ATTACHED_PROBED = (
+    ("<2.1.246", 1511, "2.1.235, 2.1.240"),
+    (">=2.1.246,<2.1.258", 1625, "2.1.246"),
+    (">=2.1.258,<2.1.270", 1795, "2.1.258"),
+    (">=2.1.270,<2.1.276", 2070, "2.1.270"),
+    (">=2.1.276,<2.1.280", 2082, "2.1.276, 2.1.278"),
+    (">=2.1.280,<2.1.300", 2117, "2.1.280, 2.1.281, 2.1.282"),
+    (">=2.1.300,<2.1.315", 2459, "2.1.300"),
+    (">=2.1.315,<2.1.325", 2457, "2.1.315"),
+    (">=2.1.325,<2.1.328", 2482, "2.1.325"),
+    (">=2.1.328", 2501, "2.1.328, 2.1.332"),
+)
+_ATTACHED = tuple(
+    entry("attached_tokens", versions, tokens, f"B-39 ({_B}): probed on {probed}")
+    for versions, tokens, probed in _ATTACHED_PROBED
+)
+
 ROWS: tuple[Entry, ...] = (
     entry(
         "quiet_notice",
@@ -236,4 +256,20 @@ ROWS: tuple[Entry, ...] = (
         f"B-34 ({_B}): 'You are powered by the model named ...' after a fallback "
         "(2.1.328, 2.1.332)",
     ),
+    # B-39: a prompt too long in the first exchange ends the run in the CLI's words,
+    # naming its estimate of the conversation: the prompt's tokens and those of what
+    # the release attaches to it (bisected on 12 releases).
+    entry(
+        "too_long_requests",
+        "<2.1.282",
+        2,
+        f"B-39 ({_B}): up to 2.1.281 a prompt too long is sent once more before the run ends",
+    ),
+    entry(
+        "too_long_requests",
+        ">=2.1.282",
+        1,
+        f"B-39 ({_B}): from 2.1.282 the run ends after the first request",
+    ),
+    *_ATTACHED,
 )

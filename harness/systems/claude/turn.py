@@ -62,6 +62,7 @@ class Turn:
     failures: int = 0  # failing requests retried
     overloads: int = 0  # consecutive 529s towards the fallback model
     cascade: int = 0  # 400s answered with fewer beta features
+    too_long: int = 0  # requests refused as a prompt too long (B-39)
     plain: bool = False  # a 404 was retried without streaming
     cuts: int = 0  # streams cut before message_stop, retried whole
     rejected: int = 0  # StructuredOutput calls rejected this turn
