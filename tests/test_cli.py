@@ -138,7 +138,7 @@ def test_run_by_tag(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     )
     assert code == 0
     out = capsys.readouterr().out
-    assert "harness: reference-inproc: 20 passed" in out
+    assert "harness: reference-inproc: 26 passed" in out
 
 
 def test_run_with_a_broken_file_reports_it_without_traceback(

@@ -118,6 +118,28 @@ VALIDATION = (
 
 #: Each unit test of a reference model (``module::function``), with its witnesses.
 WITNESSES: dict[str, tuple[Witness, ...]] = {
+    # -- time, validator set-up and line ends --------------------------------------------------
+    "test_deadlines.py::test_the_reference_model_counts_its_waits_not_its_work": real(
+        "model-claude-hung-api"
+    ),
+    "test_doctor.py::test_the_ajv_worker_missing_names_its_folder": (
+        Machinery("the validator worker's missing-package message: no rule of the CLI"),
+    ),
+    "test_doctor.py::test_the_validator_points_at_doctor": (
+        Machinery("the validator worker's missing-package message: no rule of the CLI"),
+    ),
+    "test_line_ends.py::test_event_stream_readers_end_lines_at_cr_lf_crlf_only": real(
+        "model-claude-line-separators-stream", "model-codex-line-separators"
+    ),
+    "test_line_ends.py::test_json_line_readers_keep_the_line_whole": real(
+        "model-claude-line-separators-json"
+    ),
+    "test_line_ends.py::test_a_data_line_that_is_not_json_is_skipped_as_codex_does": (
+        Machinery(
+            "the reader's robustness to an event no script step can write (the fake model API "
+            "sends JSON data only): read in codex-rs's stream reader, shown by no offline run"
+        ),
+    ),
     # -- the model cards: notes and refusals per model ---------------------------------------
     "test_model_cards.py::test_a_known_model_has_its_own_card": real(
         "model-claude-token-note-in-the-result", "model-claude-token-note-as-a-system-message"
