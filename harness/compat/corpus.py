@@ -149,8 +149,8 @@ def answer(entry: Entry, system: str, release: str | None, kind: str, source: st
     own = None if system == "adaptor" else release
     try:
         found = known.SYSTEMS[system].ask(entry.text, own, kind).to_json()
-    except HarnessError as error:
-        found = {"accepted": None, "error": f"not answered: {error}"}
+    except HarnessError as error:  # the harness's trouble, not an answer: never kept
+        return {"accepted": None, "error": f"not answered: {error}"}
     _keep(key, found)
     return found
 
