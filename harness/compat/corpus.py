@@ -210,9 +210,15 @@ def reason(error: str | None) -> str:
     return "other: " + text[:60]
 
 
+def _unanswered(row: Json) -> bool:
+    """Whether the harness could not put the question to one side (then nothing is compared)."""
+    sides = [row, row.get("real") or {}]
+    return any(str(side.get("error") or "").startswith("not answered") for side in sides)
+
+
 def _differs(row: Json) -> list[str]:
     truth = row.get("real")
-    if not isinstance(truth, dict):
+    if not isinstance(truth, dict) or _unanswered(row):
         return []
     fields = ("accepted", "error", "wire_schema", "strict")
     canonical = [json.dumps([row.get(f), truth.get(f)], sort_keys=True) for f in fields]
@@ -222,6 +228,28 @@ def _differs(row: Json) -> list[str]:
 def _split(pair: str) -> tuple[str, str]:
     mine, theirs = json.loads(pair)
     return json.dumps(mine, sort_keys=True), json.dumps(theirs, sort_keys=True)
+
+
+def compact(row: Json) -> dict[str, Json]:
+    """A row as the committed report keeps it: the wire schema by its digest, not whole."""
+
+    def side(answer: Json) -> Json:
+        if not isinstance(answer, dict):
+            return None
+        kept = {k: answer.get(k) for k in ("accepted", "error", "strict", "how")}
+        wire = answer.get("wire_schema")
+        text = json.dumps(wire, sort_keys=True, ensure_ascii=False).encode()
+        kept["wire_schema_sha256"] = None if wire is None else hashlib.sha256(text).hexdigest()
+        return kept
+
+    return {
+        "schema": row["schema"],
+        "system": row["system"],
+        "release": row["release"],
+        **side(row),
+        "real": side(row.get("real")),
+        "agree": None if not isinstance(row.get("real"), dict) else not _differs(row),
+    }
 
 
 def summary(rows: Sequence[Json], left: Sequence[str], corpus: str) -> dict[str, Json]:
@@ -239,9 +267,14 @@ def summary(rows: Sequence[Json], left: Sequence[str], corpus: str) -> dict[str,
                 "strict_gate": Counter(),
                 "real_checked": 0,
                 "disagree": [],
+                "unanswered": [],
             },
         )
         slot["schemas"] += 1
+        if _unanswered(row):
+            why = str(row.get("error") or (row.get("real") or {}).get("error"))
+            slot["unanswered"].append({"schema": row["schema"], "why": why})
+            continue
         if row.get("accepted"):
             slot["accepted"] += 1
             slot["rewritten"] += row.get("how") == "rewritten"
@@ -290,13 +323,18 @@ def markdown(data: dict[str, Json]) -> str:
             f"{slot['rewritten']} | {slot['real_checked']} | {len(slot['disagree'])} |"
         )
     for label, slot in data["systems"].items():
-        if not slot["refused"] and not slot["strict_gate"] and not slot["disagree"]:
+        if not any(slot[k] for k in ("refused", "strict_gate", "disagree", "unanswered")):
             continue
         out += ["", f"## {label}", ""]
         for why, count in slot["refused"].items():
             out.append(f"- refused, {why}: {count}")
         for how, count in slot["strict_gate"].items():
             out.append(f"- with the strict gate on, {how}: {count}")
+        for gap in slot["unanswered"]:
+            out.append(
+                f"- not asked, the harness could not put the question: {gap['schema']}: "
+                f"{gap['why']}"
+            )
         for one in slot["disagree"]:
             out.append(
                 f"- reference and binary differ on {one['schema']}: {', '.join(one['fields'])}"

@@ -196,7 +196,11 @@ def _corpus(args: argparse.Namespace, asked: Sequence[tuple[str, str | None]]) -
     if args.report is not None:
         args.report.mkdir(parents=True, exist_ok=True)
         (args.report / "schemas.json").write_text(
-            json.dumps({**data, "rows": rows}, indent=1, sort_keys=True) + "\n", encoding="utf-8"
+            json.dumps(
+                {**data, "rows": [corpus.compact(r) for r in rows]}, indent=1, sort_keys=True
+            )
+            + "\n",
+            encoding="utf-8",
         )
         (args.report / "schemas.md").write_text(corpus.markdown(data), encoding="utf-8")
     sys.stdout.write(corpus.markdown(data))

@@ -131,7 +131,8 @@ def _observe(cli: str, text: str, spec: str, options: RunOptions) -> ModelApiOut
         path.write_text(json.dumps(_case(cli, text, TIMEOUT), ensure_ascii=False))
         loaded = loader.load([path])
         if loaded.problems or len(loaded.scenarios) != 1:
-            problems = "; ".join(map(str, loaded.problems))
+            # Named by what is wrong, not by the throwaway file it was written to.
+            problems = "; ".join(p.message for p in loaded.problems)
             raise HarnessError(f"schema: the question for {cli} does not load: {problems}")
         result = execute(loaded.scenarios[0], targets.shared(spec), options)
     if not isinstance(result.outcome, ModelApiOutcome):
