@@ -241,3 +241,18 @@ def test_a_corpus_is_counted_per_system(tmp_path: Path, capsys: pytest.CaptureFi
     page = (report / "schemas.md").read_text()
     assert "| claude 2.1.328 | 4 | 2 | 2 | 1 | 0 | 0 |" in page
     assert capsys.readouterr().out == page
+
+
+def test_a_schema_near_the_bound_is_still_asked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Escaped as a string the question outgrows the scenario bound; it is asked as a value."""
+    quoted = '"' * 200  # each quote is escaped once in the file, twice in the question
+    properties = {f"p{i}": {"type": "string", "description": quoted} for i in range(2_000)}
+    path = _write(tmp_path, "near", {"type": "object", "properties": properties})
+    size = Path(path).stat().st_size
+    assert 800_000 < size < 1024 * 1024 < 2 * size  # the escaping would push it over
+    code, rows = _rows(capsys, path, "--cli", "codex")
+    assert code == 0
+    assert [r["accepted"] for r in rows] == [True, True]
+    assert rows[1]["wire_schema"] == json.loads(Path(path).read_text())

@@ -22,7 +22,7 @@ from typing import Any
 
 from harness import targets
 from harness.adaptor.intake import SchemaOption, SchemaRejected, intake
-from harness.catalogue import loader
+from harness.catalogue import files, loader
 from harness.exceptions import HarnessError
 from harness.seams import RunOptions
 from harness.seams.case import execute
@@ -128,7 +128,15 @@ def _observe(cli: str, text: str, spec: str, options: RunOptions) -> ModelApiOut
     with tempfile.TemporaryDirectory(prefix="harness-schema-") as scratch:
         path = Path(scratch) / f"schema-{cli}.yaml"
         # JSON is YAML, and the compactest way to carry a large schema through the loader.
-        path.write_text(json.dumps(_case(cli, text, TIMEOUT), ensure_ascii=False))
+        question = json.dumps(_case(cli, text, TIMEOUT), ensure_ascii=False)
+        if len(question.encode()) > files.MAX_BYTES and _parsed(text) is not None:
+            # Escaped as a string the text outgrows the scenario bound; as a JSON value it
+            # does not (the CLI then gets it re-serialised: same values, its own spacing).
+            case = _case(cli, text, TIMEOUT)
+            case["request"].pop("schema_text")
+            case["request"]["schema"] = _parsed(text)
+            question = json.dumps(case, ensure_ascii=False)
+        path.write_text(question)
         loaded = loader.load([path])
         if loaded.problems or len(loaded.scenarios) != 1:
             # Named by what is wrong, not by the throwaway file it was written to.
