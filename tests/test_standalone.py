@@ -58,8 +58,6 @@ OUTSIDE: dict[str, str] = {
     r"(?<![\w.~$}>-])/(?:root|Users/[\w.-]+|home/(?!probe/?\b)[\w.-]+)/": "someone's home folder",
     r"HARNESS_CAPTURES": "the old switch to captures outside the repository",
     r"\bCONTRACTS(?:\.md)?\b": "the old clause list beside the checkout (now docs/clauses.md)",
-    r"(?<![\w-])shared/(?:captures|seeds|research|hooks)\b": "the old sibling folder",
-    r"[\"']shared[\"']\s*/": "the old sibling folder, joined as a path",
 }
 #: Rule 3: ``..`` as a path component.
 CLIMB = re.compile(r"(?:^|[\s/\"'=:(,])\.\.(?:/|$|[\s\"')])", re.MULTILINE)
@@ -326,20 +324,19 @@ DEEP = PurePosixPath("harness/targets/real.py")
 @pytest.mark.parametrize(
     ("path", "source"),
     [
-        (TESTS, 'CAPTURES = Path(__file__).resolve().parents[2] / "shared" / "captures"\n'),
+        (TESTS, 'CAPTURES = Path(__file__).resolve().parents[2] / "beside" / "captures"\n'),
         (TESTS, 'ROOT = Path(__file__).resolve().parent.parent\nX = ROOT.parent / "x"\n'),
         (TESTS, "X = Path(__file__).parent.parent.parent\n"),
         (TESTS, 'X = Path(__file__).resolve().parent / ".." / ".." / "x"\n'),
         (TESTS, 'X = Path(__file__).parent.joinpath("../../x")\n'),
         (TESTS, 'X = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")\n'),
         (TESTS, 'HERE: Path = Path(__file__).parent\ndef f():\n    return HERE / "../.."\n'),
-        (TESTS, 'X = Path("../shared/CONTRACTS.md")\n'),
+        (TESTS, 'X = Path("../beside/CONTRACTS.md")\n'),
         (TESTS, 'X = resources.files("harness").joinpath("../..")\n'),
-        (TESTS, 'X = Path("/work/shared/captures")\n'),
+        (TESTS, 'X = Path("/work/beside/captures")\n'),
         (TESTS, 'X = os.environ.get("HARNESS_CAPTURES")\n'),
-        (TESTS, 'X = Path.home() / "shared/captures"\n'),
         (DEEP, "INSTALLER = Path(__file__).resolve().parents[3]\n"),
-        (PurePosixPath("Makefile"), "test:\n\tcp ../shared/x tests/\n"),
+        (PurePosixPath("Makefile"), "test:\n\tcp ../beside/x tests/\n"),
         (PurePosixPath("scripts/x.sh"), 'cd "$(dirname "$0")/../.."\n'),
         (PurePosixPath("harness/schemas/a.json"), '{"$ref": "../../../b.json"}\n'),
         (PurePosixPath("examples/a/b.mjs"), "new URL('../../../x.json', import.meta.url)\n"),
