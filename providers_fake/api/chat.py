@@ -31,7 +31,7 @@ sends no reasoning text on this endpoint.
 
 from __future__ import annotations
 
-from providers_fake.api.openai import error_body, request_id
+from providers_fake.api.openai import error_body, failed_plainly, request_id
 from providers_fake.api.script import Answer, HttpError
 from providers_fake.api.wire import Reply, dumps, json_reply, merge_headers, pieces
 
@@ -201,9 +201,7 @@ def answer_reply(step: Answer, request: dict[str, object], index: int) -> Reply:
     headers = (("x-request-id", request_id(index)), *step.headers)
     if request.get("stream") is not True:
         if step.midstream_error:
-            message = (step.error_payload or DEFAULT_FAILURE).get("message")
-            body = error_body(500, message if isinstance(message, str) else None)
-            return json_reply(500, body, headers, delay=step.delay)
+            return failed_plainly(step, headers, DEFAULT_FAILURE)
         done = _completion(step, request, index)
         return json_reply(200, done, headers, delay=step.delay, cut=step.truncate_after is not None)
     chunks = _stream(step, request, index)

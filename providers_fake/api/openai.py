@@ -126,14 +126,25 @@ def _usage(step: Answer) -> dict[str, object]:
     }
 
 
+def failed_plainly(
+    step: Answer, headers: tuple[tuple[str, str], ...], default: dict[str, object]
+) -> Reply:
+    """
+    A failure mid-answer on a request that did not ask for a stream: nothing of the
+    answer was sent yet, so the API answers a 500 with its error body (``default``'s
+    message unless the script gives one).
+    """
+    message = (step.error_payload or default).get("message")
+    body = error_body(500, message if isinstance(message, str) else None)
+    return json_reply(500, body, headers, delay=step.delay)
+
+
 def answer_reply(step: Answer, request: dict[str, object], index: int) -> Reply:
     """The answer to request `index`: SSE when the request asked for ``stream``."""
     headers = (("x-request-id", request_id(index)), *step.headers)
     if request.get("stream") is not True:
         if step.midstream_error:
-            message = (step.error_payload or DEFAULT_FAILURE).get("message")
-            body = error_body(500, message if isinstance(message, str) else None)
-            return json_reply(500, body, headers, delay=step.delay)
+            return failed_plainly(step, headers, DEFAULT_FAILURE)
         done = _response(request, index, "completed")
         done.update(output=[item for item, _ in _items(step, index)], usage=_usage(step))
         return json_reply(200, done, headers, delay=step.delay, cut=step.truncate_after is not None)
