@@ -220,14 +220,9 @@ def _differs(row: Json) -> list[str]:
     truth = row.get("real")
     if not isinstance(truth, dict) or _unanswered(row):
         return []
-    fields = ("accepted", "error", "wire_schema", "strict")
-    canonical = [json.dumps([row.get(f), truth.get(f)], sort_keys=True) for f in fields]
-    return [f for f, pair in zip(fields, canonical, strict=True) if len({*_split(pair)}) > 1]
-
-
-def _split(pair: str) -> tuple[str, str]:
-    mine, theirs = json.loads(pair)
-    return json.dumps(mine, sort_keys=True), json.dumps(theirs, sort_keys=True)
+    return [
+        f for f in known.COMPARED if known.canonical(row.get(f)) != known.canonical(truth.get(f))
+    ]
 
 
 def compact(row: Json) -> dict[str, Json]:

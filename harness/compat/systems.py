@@ -69,19 +69,24 @@ class Answer:
         """The fields the two answers differ in (what ``--against real`` compares)."""
         return tuple(
             name
-            for name in ("accepted", "error", "wire_schema", "strict")
-            if _canonical(getattr(self, name)) != _canonical(getattr(other, name))
+            for name in COMPARED
+            if canonical(getattr(self, name)) != canonical(getattr(other, name))
         )
 
 
-def _canonical(value: Json) -> str:
+#: What ``--against real`` compares of two answers.
+COMPARED = ("accepted", "error", "wire_schema", "strict")
+
+
+def canonical(value: Json) -> str:
+    """A value as JSON text that compares equal exactly when the values do."""
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
 def _how(written: Json, sent: Json) -> str:
     if sent is None:
         return "not sent"
-    return "as written" if _canonical(written) == _canonical(sent) else "rewritten"
+    return "as written" if canonical(written) == canonical(sent) else "rewritten"
 
 
 def adaptor(text: str, release: str | None, kind: str) -> Answer:
