@@ -12,6 +12,11 @@ NODE_EXAMPLE    := examples/node-adaptor
 NODE_STAMP      := $(NODE_EXAMPLE)/node_modules/.installed
 SDK_CODEX       := examples/sdk-shims/codex-sdk
 SDK_CODEX_STAMP := $(SDK_CODEX)/node_modules/.installed
+SDK_CLAUDE_TS       := examples/sdk-shims/claude-agent-sdk-ts
+SDK_CLAUDE_TS_STAMP := $(SDK_CLAUDE_TS)/node_modules/.installed
+SDK_CODEBUDDY       := examples/sdk-shims/codebuddy-sdk
+SDK_CODEBUDDY_STAMP := $(SDK_CODEBUDDY)/node_modules/.installed
+SDK_STAMPS := $(SDK_CODEX_STAMP) $(SDK_CLAUDE_TS_STAMP) $(SDK_CODEBUDDY_STAMP)
 # HARNESS_REAL_CLIS=off leaves the real CLIs out: neither installed nor run.
 ifeq ($(filter off OFF Off,$(strip $(HARNESS_REAL_CLIS))),)
 REAL_CLIS   := real-clis
@@ -37,7 +42,9 @@ TARGETS := --target reference \
            $(REAL_TARGET) \
            --target "node-example=cmd:node $(NODE_EXAMPLE)/adaptor.mjs" \
            --target "claude-agent-sdk=cmd:$(BIN)/python examples/sdk-shims/claude_agent_sdk_shim.py" \
-           --target "codex-sdk=cmd:node $(SDK_CODEX)/shim.mjs"
+           --target "codex-sdk=cmd:node $(SDK_CODEX)/shim.mjs" \
+           --target "claude-agent-sdk-ts=cmd:node $(SDK_CLAUDE_TS)/shim.mjs" \
+           --target "codebuddy-sdk=cmd:node $(SDK_CODEBUDDY)/shim.mjs"
 
 .PHONY: run matrix test lint typecheck bench mutants fuzz clean real-clis ajv doctor schemas
 # When a set-up step fails, the line before make's own error names the check of
@@ -58,6 +65,17 @@ $(SDK_CODEX_STAMP): $(SDK_CODEX)/package-lock.json
 	npm ci --prefix $(SDK_CODEX) --omit=optional --no-audit --no-fund --loglevel=error || $(DOCTOR)
 	touch $(SDK_CODEX_STAMP)
 
+# The TypeScript Claude Agent SDK: its platform binaries (a Claude Code build each) are
+# optional dependencies the shim does not need, since it names fake-claude.
+$(SDK_CLAUDE_TS_STAMP): $(SDK_CLAUDE_TS)/package-lock.json
+	npm ci --prefix $(SDK_CLAUDE_TS) --omit=optional --no-audit --no-fund --loglevel=error || $(DOCTOR)
+	touch $(SDK_CLAUDE_TS_STAMP)
+
+# CodeBuddy's SDK bundles CodeBuddy Code itself (cli/, about 120 MB): no optional part to leave out.
+$(SDK_CODEBUDDY_STAMP): $(SDK_CODEBUDDY)/package-lock.json
+	npm ci --prefix $(SDK_CODEBUDDY) --no-audit --no-fund --loglevel=error || $(DOCTOR)
+	touch $(SDK_CODEBUDDY_STAMP)
+
 $(CLAUDE_AJV_STAMP): $(CLAUDE_AJV)/package-lock.json
 	npm ci --prefix $(CLAUDE_AJV) --no-audit --no-fund --loglevel=error || $(DOCTOR)
 	touch $(CLAUDE_AJV_STAMP)
@@ -72,7 +90,7 @@ real-clis:
 	sh scripts/install-real-clis.sh || $(DOCTOR)
 
 # Writes reports/ (never reports/matrix/).
-run: $(STAMP) $(NODE_STAMP) $(SDK_CODEX_STAMP) $(CLAUDE_AJV_STAMP) $(REAL_CLIS)
+run: $(STAMP) $(NODE_STAMP) $(SDK_STAMPS) $(CLAUDE_AJV_STAMP) $(REAL_CLIS)
 	$(BIN)/harness lint scenarios
 	SOURCE_DATE_EPOCH=0 $(BIN)/harness run scenarios $(TARGETS) --allow-exec --baselines baselines \
 		--reports reports -n $(WORKERS)
@@ -83,7 +101,7 @@ matrix: $(STAMP) $(CLAUDE_AJV_STAMP) real-clis
 	SOURCE_DATE_EPOCH=0 $(BIN)/harness run scenarios/model-api $(MATRIX_TARGETS) --allow-exec \
 		--baselines baselines --reports reports/matrix -n $(WORKERS)
 
-test: $(STAMP) $(NODE_STAMP) $(SDK_CODEX_STAMP) $(CLAUDE_AJV_STAMP) $(REAL_CLIS)
+test: $(STAMP) $(NODE_STAMP) $(SDK_STAMPS) $(CLAUDE_AJV_STAMP) $(REAL_CLIS)
 	$(BIN)/ruff check harness providers_fake tests examples
 	$(BIN)/mypy
 	$(BIN)/pytest -n 2 --dist worksteal --cov --cov-report=term:skip-covered
@@ -132,4 +150,4 @@ schemas: $(STAMP) $(CLAUDE_AJV_STAMP) $(REAL_CLIS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info $(NODE_EXAMPLE)/node_modules $(SDK_CODEX)/node_modules \
-		$(CLAUDE_AJV)/node_modules
+		$(SDK_CLAUDE_TS)/node_modules $(SDK_CODEBUDDY)/node_modules $(CLAUDE_AJV)/node_modules

@@ -1,18 +1,22 @@
 """
 Published agent SDKs as targets: each runs the catalogue against its baseline.
 
-``claude-agent-sdk`` (PyPI) and ``@openai/codex-sdk`` (npm) are driven
-through the shims under ``examples/sdk-shims`` and pointed at the fake CLIs.
-A missing SDK is a loud failure naming the command that installs it, never a
-skip.  The fake's side of the Claude SDKs' streaming input (control requests
-on stdin, answered before the prompt arrives) is tested here too, at the
-level of the module and of the installed executable.
+``claude-agent-sdk`` (PyPI), ``@openai/codex-sdk``,
+``@anthropic-ai/claude-agent-sdk`` and ``@tencent-ai/agent-sdk`` (npm) are
+driven through the shims under ``examples/sdk-shims`` and pointed at the fake
+CLIs; the two TypeScript Agent SDKs on a few cases of each kind (their whole
+runs wait out several case timeouts; ``make run`` has them).  A missing SDK
+is a loud failure naming the command that installs it, never a skip.  The
+fake's side of the Claude SDKs' streaming input (control requests on stdin,
+answered before the prompt arrives) is tested here too, at the level of the
+module and of the installed executable.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import selectors
 import shutil
 import subprocess
@@ -31,8 +35,12 @@ from providers_fake.cli import streamin
 ROOT = Path(__file__).resolve().parent.parent
 SHIMS = ROOT / "examples" / "sdk-shims"
 CODEX_SHIM = SHIMS / "codex-sdk"
+CLAUDE_TS_SHIM = SHIMS / "claude-agent-sdk-ts"
+CODEBUDDY_SHIM = SHIMS / "codebuddy-sdk"
 CLAUDE_SDK_VERSION = "0.2.189"
 CODEX_SDK_VERSION = "0.163.0"
+CLAUDE_TS_SDK_VERSION = "0.3.333"
+CODEBUDDY_SDK_VERSION = "0.3.201"
 SDK_ARGV = [
     "--output-format",
     "stream-json",
@@ -61,7 +69,7 @@ def _line(message: object) -> bytes:
     return (json.dumps(message) + "\n").encode()
 
 
-def _run_catalogue(target: str, spec: str, tmp_path: Path) -> int:
+def _run_catalogue(target: str, spec: str, tmp_path: Path, *select: str) -> int:
     return main(
         [
             "run",
@@ -73,8 +81,20 @@ def _run_catalogue(target: str, spec: str, tmp_path: Path) -> int:
             "--strict-baseline",
             "--reports",
             str(tmp_path),
+            *select,
         ]
     )
+
+
+def _npm_sdk(shim: Path, package: str, version: str, install: str) -> str:
+    """The node to run `shim` with, once its pinned SDK is known to be installed."""
+    node = shutil.which("node")
+    assert node, "node is not installed"
+    manifest = shim / "node_modules" / package / "package.json"
+    assert manifest.is_file(), f"{package} is not installed; run: {install}"
+    installed = json.loads(manifest.read_text())["version"]
+    assert installed == version, f"{package} {installed}; run: {install}"
+    return node
 
 
 def _summary(out: str, target: str) -> str:
@@ -125,6 +145,105 @@ def test_codex_sdk_meets_its_baseline(tmp_path: Path, capsys: pytest.CaptureFixt
     # Errored cases are the SDK's own (an exception where an error result is due):
     # listed with their reasons like its failures, so none is a regression.
     assert "0 regressions, 0 stale" in summary, out
+
+
+# A few cases of each kind for the TypeScript Agent SDKs: one that passes, known
+# failures of several checks, a skip by driver and one by request.
+CLAUDE_TS_CASES = (
+    "claude-happy-stream or claude-structured-output-revalidated or claude-garbage-line"
+    " or claude-exhausted or claude-schema-array or codex-happy"
+    " or neg-claude-prompt-when-native-off"
+)
+CODEBUDDY_CASES = (
+    "codebuddy-capture-success-stream or codebuddy-capture-prose-only"
+    " or codebuddy-two-result-records or codebuddy-capture-success-json"
+    " or codebuddy-error-subtype or codex-happy"
+)
+
+
+@pytest.mark.parametrize(
+    ("target", "shim", "package", "version", "cases", "install"),
+    [
+        (
+            "claude-agent-sdk-ts",
+            CLAUDE_TS_SHIM,
+            "@anthropic-ai/claude-agent-sdk",
+            CLAUDE_TS_SDK_VERSION,
+            CLAUDE_TS_CASES,
+            f"npm ci --prefix {CLAUDE_TS_SHIM} --omit=optional",
+        ),
+        (
+            "codebuddy-sdk",
+            CODEBUDDY_SHIM,
+            "@tencent-ai/agent-sdk",
+            CODEBUDDY_SDK_VERSION,
+            CODEBUDDY_CASES,
+            f"npm ci --prefix {CODEBUDDY_SHIM}",
+        ),
+    ],
+)
+def test_typescript_agent_sdk_meets_its_baseline(
+    target: str,
+    shim: Path,
+    package: str,
+    version: str,
+    cases: str,
+    install: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    node = _npm_sdk(shim, package, version, install)
+    spec = f"cmd-check:{node} {shim / 'shim.mjs'}"
+    status = _run_catalogue(target, spec, tmp_path, "-k", cases)
+    out = capsys.readouterr().out
+    summary = _summary(out, target)
+    assert status == 0, out
+    assert "0 regressions, 0 stale" in summary, out
+    counts = re.search(r"(\d+) passed, .*: (\d+) expected", summary)
+    assert counts is not None, summary
+    # Each kind in the selection happened: a case passed, known failures were expected.
+    assert int(counts[1]) >= 1, summary
+    assert int(counts[2]) >= 2, summary
+
+
+def test_codebuddy_sdk_drops_output_format(tmp_path: Path) -> None:
+    """
+    The reason the codebuddy-sdk shim sends its schema through ``extraArgs``:
+    @tencent-ai/agent-sdk 0.3.201 types ``outputFormat`` but never reads it, so
+    the CLI gets no ``--json-schema`` and the fake records no schema.  A release
+    that honours it fails this test, and the shim should then use it.
+    """
+    install = f"npm ci --prefix {CODEBUDDY_SHIM}"
+    node = _npm_sdk(CODEBUDDY_SHIM, "@tencent-ai/agent-sdk", CODEBUDDY_SDK_VERSION, install)
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"cli": "codebuddy", "seed": "sdk", "steps": ["init", "result"]}))
+    record = tmp_path / "record.jsonl"
+    program = """
+import { query } from '@tencent-ai/agent-sdk';
+const [cli, runtime, cwd] = process.argv.slice(1);
+const options = {
+  pathToCodebuddyCode: cli, executable: runtime, cwd,
+  outputFormat: { type: 'json_schema', schema: { type: 'object' } },
+};
+for await (const message of query({ prompt: 'Explain the failure.', options })) {
+  if (message.type === 'result') console.log(message.subtype);
+}
+"""
+    done = subprocess.run(
+        [node, "--input-type=module", "-e", program, find_executable("codebuddy"),
+         sys.executable, str(tmp_path)],
+        cwd=CODEBUDDY_SHIM,
+        env={**os.environ, SCRIPT_ENV: str(script), RECORD_ENV: str(record)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )  # fmt: skip
+    assert (done.returncode, done.stdout) == (0, "success\n"), done.stderr
+    [launch] = [json.loads(line) for line in record.read_text().splitlines()]
+    assert launch["prompt"] == "Explain the failure."
+    assert launch["schema"] is None
+    assert not any(a.startswith("--json-schema") for a in launch["argv"]), launch["argv"]
 
 
 # -- the fake's side of streaming input, in process ------------------------------
@@ -311,6 +430,33 @@ def test_fake_claude_converses_like_the_cli(tmp_path: Path) -> None:
     [record] = _records(tmp_path)
     assert record["prompt"] == "Explain the failure."
     assert record["schema"] == {"type": "object"}
+
+
+@pytest.mark.subprocess
+def test_fake_claude_that_crashes_waits_for_nobody(tmp_path: Path) -> None:
+    # A run scripted to exit nonzero ends without waiting for the end of stdin,
+    # which the TypeScript SDK keeps open until a result arrives.
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"cli": "claude", "seed": "sdk", "steps": ["init"], "exit": 1}))
+    env = {**os.environ, SCRIPT_ENV: str(script)}
+    process = subprocess.Popen(
+        [find_executable("claude"), *SDK_ARGV],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    assert process.stdin is not None
+    try:
+        process.stdin.write(_line(INITIALIZE) + _line(USER))
+        process.stdin.flush()
+        assert process.wait(timeout=10) == 1
+    finally:
+        process.kill()
+        process.wait()
+        for stream in (process.stdin, process.stdout, process.stderr):
+            if stream is not None:
+                stream.close()
 
 
 @pytest.mark.subprocess

@@ -36,8 +36,11 @@ def _perform(result: Replay, conversation: Conversation | None = None) -> int:
             _write_all(fd, chunk[1])
     if result.signal is not None:
         _die_by(result.signal)
-    if conversation is not None:
-        conversation.read(to_end=True)  # like the real CLI: the session ends with stdin
+    if conversation is not None and result.exit_code == 0:
+        # Like the real CLI: the session ends with stdin.  A run scripted to exit
+        # nonzero is a crash, and a crashing process waits for nobody: an SDK that
+        # keeps stdin open until a result (the TypeScript Agent SDK) sees it exit.
+        conversation.read(to_end=True)
     return result.exit_code
 
 
