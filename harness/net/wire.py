@@ -234,3 +234,6 @@ def _body(answer: http.client.HTTPResponse) -> Iterator[bytes]:
         yield chunk
     if answer.length:
         raise http.client.IncompleteRead(b"", answer.length)
+    # read1 leaves a body of known length open once it is all read: closed here, the
+    # connection can be kept for the next request.
+    answer.close()
