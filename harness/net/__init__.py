@@ -8,7 +8,10 @@ and the recorder talk to real servers through the same `Client` over a
 socket (`harness.net.wire`).  httpx did this before; it brought anyio, whose
 pytest plugin then loaded in every pytest run of any environment the harness
 was installed in (docs/benchmarks.md).  The names are httpx's, so a call site
-reads as before; the error classes live in `harness.exceptions`.
+reads as before; the error classes live in `harness.exceptions`.  There is
+no ``iter_lines`` on purpose: httpx's ends a line at U+2028 and the other
+``str.splitlines`` breaks, the binaries do not, so readers split the text
+with `harness.catalogue.lines` (docs/fuzz.md).
 
 May import: `harness.exceptions` only (it sits beside the layers: any of
 them may use it).
