@@ -11,7 +11,7 @@ was installed in (docs/benchmarks.md).  The names are httpx's, so a call site
 reads as before; the error classes live in `harness.exceptions`.  There is
 no ``iter_lines`` on purpose: httpx's ends a line at U+2028 and the other
 ``str.splitlines`` breaks, the binaries do not, so readers split the text
-with `harness.catalogue.lines` (docs/fuzz.md).
+with `harness.catalogue.lines`.
 
 May import: `harness.exceptions` only (it sits beside the layers: any of
 them may use it).
