@@ -35,6 +35,69 @@ class HarnessError(Exception):
     """Base class: the harness cannot continue."""
 
 
+# -- HTTP transport errors (`harness.net`) ---------------------------------------------
+# Not harness errors: a request that failed is data for its caller (a model run
+# killed, a service case errored, a recording cut).  The names and the tree are
+# httpx's, whose subset `harness.net` replaced, so a reason naming the class reads
+# as before.
+
+
+class HTTPError(Exception):
+    """A request of `harness.net` failed; ``request`` is the one that did, when known."""
+
+    def __init__(self, message: str, *, request: object = None) -> None:
+        super().__init__(message)
+        self.request = request
+
+
+class TransportError(HTTPError):
+    """The exchange itself failed: no connection, too slow, or broken off."""
+
+
+class TimeoutException(TransportError):
+    """A wait (or the whole exchange) took longer than its timeout."""
+
+
+class ConnectTimeout(TimeoutException):
+    """The connection was not made in time."""
+
+
+class ReadTimeout(TimeoutException):
+    """The answer (status line, headers or body) did not come in time."""
+
+
+class WriteTimeout(TimeoutException):
+    """The request could not be sent in time."""
+
+
+class NetworkError(TransportError):
+    """The socket failed."""
+
+
+class ConnectError(NetworkError):
+    """No connection: refused, unresolvable, or a TLS handshake that failed."""
+
+
+class ReadError(NetworkError):
+    """The connection failed while the answer was read."""
+
+
+class WriteError(NetworkError):
+    """The connection failed while the request was sent."""
+
+
+class ProtocolError(TransportError):
+    """The exchange broke HTTP's rules."""
+
+
+class RemoteProtocolError(ProtocolError):
+    """The server did: closed before a whole answer, or sent something that is not HTTP."""
+
+
+class UnsupportedProtocol(TransportError):
+    """A URL whose scheme is neither http nor https (or names no host)."""
+
+
 @dataclass(frozen=True)
 class InvalidScenarios(HarnessError):
     """

@@ -1,9 +1,9 @@
 """
-A loopback HTTP server in a thread that answers with any ``httpx`` handler.
+A loopback HTTP server in a thread that answers with any ``harness.net`` handler.
 
 It puts the in-process reference service (or a deliberately broken one) behind
 a real socket, so the ``http:`` target is also tested over the wire and not
-only through respx.
+only through a mock transport.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-import httpx
+from harness import net
 
-Handle = Callable[[httpx.Request], httpx.Response]
+Handle = Callable[[net.Request], net.Response]
 
 
 def _base_url(address: object) -> str:
@@ -35,7 +35,7 @@ def _handler(handle: Handle) -> type[BaseHTTPRequestHandler]:
         def _answer(self) -> None:
             length = int(self.headers.get("content-length") or 0)
             body = self.rfile.read(length) if length else b""
-            request = httpx.Request(
+            request = net.Request(
                 self.command,
                 _base_url(self.server.server_address) + self.path,
                 content=body,

@@ -512,10 +512,10 @@ def test_the_reference_models_agree_with_the_real_clis(catalogue: loader.Loaded)
     scenarios = [s for s in catalogue.scenarios if s.seam is Seam.MODEL_API]
     assert len(scenarios) >= 21
     both = [targets.create("reference"), targets.create("real")]
-    # The reference runs in process (respx patches httpx for the whole process, so one
-    # at a time); the real binaries are subprocesses, three at a time (much of a run is
-    # the binary waiting out its own retry delays), but for the cases that kill them
-    # after a few seconds, which run alone so that they start in time.
+    # The reference runs in process, one case at a time; the real binaries are
+    # subprocesses, three at a time (much of a run is the binary waiting out its own
+    # retry delays), but for the cases that kill them after a few seconds, which run
+    # alone so that they start in time.
     hurried = {s.id for s in scenarios if cast(ModelApiRequest, s.request).timeout < 10}
     with ThreadPoolExecutor(3) as pool:
         real = dict(

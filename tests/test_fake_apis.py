@@ -1,5 +1,6 @@
 """
-The scripted fake model APIs, in process (respx) and over loopback, and the
+The scripted fake model APIs, in process (the harness's client, and httpx
+through respx) and over loopback, and the
 real ``claude`` and ``codex`` binaries driven by them.
 
 The unit tests run every wire behaviour through both transports from the same
@@ -24,6 +25,8 @@ import httpx
 import pytest
 import respx
 
+from harness import net
+from harness.systems.inprocess import transport
 from providers_fake import api
 from providers_fake.api import realcli
 from tests import captures
@@ -34,6 +37,8 @@ ROOT = Path(__file__).resolve().parent.parent
 DIAGNOSIS = (ROOT / "scenarios" / "agent-cli" / "schemas" / "diagnosis.json").read_text()
 MESSAGES = "/v1/messages?beta=true"
 VALUE = {"cause": "missing dependency", "fixes": ["pip install x"]}
+#: A dropped connection, as each client raises it.
+CUT = (httpx.RemoteProtocolError, net.RemoteProtocolError)
 
 
 def _sse(body: bytes) -> list[tuple[str, dict[str, Any]]]:
@@ -46,24 +51,35 @@ def _sse(body: bytes) -> list[tuple[str, dict[str, Any]]]:
 
 
 class Served:
-    """One script behind one transport, with an httpx client pointed at it."""
+    """
+    One script behind one way of reaching it: in process to the harness's
+    client (``net``) or to httpx through respx, or over loopback to the
+    harness's client (``loopback``, its socket transport).
+    """
 
-    def __init__(self, stack: contextlib.ExitStack, transport: str, script: Any) -> None:
+    def __init__(self, stack: contextlib.ExitStack, way: str, script: Any) -> None:
         self.fake = api.ScriptedModelAPI(script)
-        if transport == "respx":
+        self.client: Any
+        if way == "respx":
             router = stack.enter_context(respx.mock(assert_all_called=False))
             api.install_respx(router, self.fake, "https://fake.test")
-            base = "https://fake.test"
+            self.client = stack.enter_context(
+                httpx.Client(base_url="https://fake.test", timeout=10)
+            )
+        elif way == "net":
+            answers = transport(self.fake, "https://fake.test")
+            client = net.Client(base_url="https://fake.test", transport=answers, timeout=10)
+            self.client = stack.enter_context(client)
         else:
             base = stack.enter_context(api.LoopbackServer(self.fake)).url
-        self.client = stack.enter_context(httpx.Client(base_url=base, timeout=10))
+            self.client = stack.enter_context(net.Client(base_url=base, timeout=10))
 
-    def post(self, path: str = MESSAGES, **body: Any) -> httpx.Response:
+    def post(self, path: str = MESSAGES, **body: Any) -> Any:
         body.setdefault("model", "claude-opus-5-5")
         return self.client.post(path, json=body, headers={"x-api-key": "sk-secret"})
 
 
-@pytest.fixture(params=["respx", "loopback"])
+@pytest.fixture(params=["net", "respx", "loopback"])
 def serve(request: pytest.FixtureRequest) -> Any:
     with contextlib.ExitStack() as stack:
         yield lambda script: Served(stack, request.param, script)
@@ -175,7 +191,7 @@ def test_a_delay_holds_the_answer_back_and_a_cut_drops_the_connection(serve: Any
     started = time.monotonic()
     assert served.post(stream=True).status_code == 200
     assert time.monotonic() - started >= 0.3
-    with pytest.raises(httpx.RemoteProtocolError):
+    with pytest.raises(CUT):
         served.post(stream=True)
     assert len(served.fake.requests) == 2
 
@@ -347,7 +363,7 @@ def test_plain_answers_errors_and_cuts_on_both_apis(serve: Any) -> None:
     limited = served.post("/v1/responses", **CODEX_BODY)
     assert limited.json()["error"]["code"] == "rate_limit_exceeded"
     assert limited.headers["retry-after"] == "1"
-    with pytest.raises(httpx.RemoteProtocolError):
+    with pytest.raises(CUT):
         served.post(stream=False)
 
 

@@ -22,6 +22,8 @@ import httpx
 import pytest
 import respx
 
+from harness import net
+from harness.systems.inprocess import transport
 from providers_fake import api
 from providers_fake.api import realcli
 from tests.realbin import real_binary
@@ -40,25 +42,36 @@ SCHEMA = json.dumps(
 
 
 class Served:
-    """One script behind one transport, with an httpx client pointed at it."""
+    """
+    One script behind one way of reaching it: in process to the harness's
+    client (``net``) or to httpx through respx, or over loopback to the
+    harness's client (``loopback``, its socket transport).
+    """
 
-    def __init__(self, stack: contextlib.ExitStack, transport: str, script: Any) -> None:
+    def __init__(self, stack: contextlib.ExitStack, way: str, script: Any) -> None:
         self.fake = api.ScriptedModelAPI(script)
-        if transport == "respx":
+        self.client: Any
+        if way == "respx":
             router = stack.enter_context(respx.mock(assert_all_called=False))
             api.install_respx(router, self.fake, "https://fake.test")
-            base = "https://fake.test"
+            self.client = stack.enter_context(
+                httpx.Client(base_url="https://fake.test", timeout=10)
+            )
+        elif way == "net":
+            answers = transport(self.fake, "https://fake.test")
+            client = net.Client(base_url="https://fake.test", transport=answers, timeout=10)
+            self.client = stack.enter_context(client)
         else:
             base = stack.enter_context(api.LoopbackServer(self.fake)).url
-        self.client = stack.enter_context(httpx.Client(base_url=base, timeout=10))
+            self.client = stack.enter_context(net.Client(base_url=base, timeout=10))
 
-    def post(self, **body: Any) -> httpx.Response:
+    def post(self, **body: Any) -> Any:
         body.setdefault("model", "gpt-probe")
         body.setdefault("messages", [{"role": "user", "content": "Diagnose."}])
         return self.client.post(CHAT, json=body, headers={"authorization": "Bearer sk-secret"})
 
 
-@pytest.fixture(params=["respx", "loopback"])
+@pytest.fixture(params=["net", "respx", "loopback"])
 def serve(request: pytest.FixtureRequest) -> Any:
     with contextlib.ExitStack() as stack:
         yield lambda script: Served(stack, request.param, script)
@@ -201,7 +214,7 @@ def test_a_midstream_error_is_a_data_line_and_no_done(serve: Any) -> None:
 
 def test_a_cut_stream_stops_after_that_many_lines(serve: Any) -> None:
     served = serve([{"tool": VALUE, "truncate_after": 3}])
-    with contextlib.suppress(httpx.HTTPError):  # loopback: the connection drops
+    with contextlib.suppress(httpx.HTTPError, net.HTTPError):  # the connection drops
         response = served.post(stream=True)
         assert len(_data(response.content)) == 3
 

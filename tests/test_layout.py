@@ -4,7 +4,9 @@ The tree reads as the architecture: a test keeps it so.
 Imports inside ``harness`` flow one way, from the front (the CLI, the pytest
 plugin, the engine) down to the catalogue: a module may import its own
 subpackage and the layers below it, never one above.  ``harness.exceptions``
-is the one module every layer may use.  The fakes stand apart: nothing in
+is the one module every layer may use, and ``harness.net`` (HTTP) the one
+package: it stands beside the layers and imports nothing of the harness but
+the exceptions.  The fakes stand apart: nothing in
 ``providers_fake`` imports the harness.
 """
 
@@ -34,6 +36,8 @@ LAYERS = (
     "catalogue",
 )
 ANYWHERE = {"harness.exceptions"}
+#: Packages beside the layers: any layer may import them; they import `ANYWHERE` only.
+LEAVES = {"net"}
 #: Subpackages that are part of the front (the top layer) with cli, engine and the plugin.
 FRONT = {"commands"}
 
@@ -41,6 +45,11 @@ FRONT = {"commands"}
 def _module_name(path: Path) -> str:
     parts = path.relative_to(ROOT).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _leaf(module: str) -> bool:
+    parts = module.split(".")
+    return len(parts) > 1 and parts[0] == "harness" and parts[1] in LEAVES
 
 
 def _layer(module: str) -> int:
@@ -77,10 +86,25 @@ def test_imports_flow_down(path: Path) -> None:
         for line, target in _imports(path)
         if target.startswith("harness.")
         and target not in ANYWHERE
+        and not _leaf(target)
         and _is_module_or_package(target)
         and _layer(target) < _layer(own)
     ]
     assert upward == []
+
+
+@pytest.mark.parametrize("leaf", sorted(LEAVES))
+def test_a_leaf_imports_nothing_of_the_harness_but_the_exceptions(leaf: str) -> None:
+    found = [
+        f"{path.relative_to(ROOT)}:{line}: {target}"
+        for path in sorted((HARNESS / leaf).rglob("*.py"))
+        for line, target in _imports(path)
+        if (target == "harness" or target.startswith("harness."))
+        and target not in ANYWHERE
+        and not target.startswith(f"harness.{leaf}")
+        and not target.startswith("harness.exceptions.")
+    ]
+    assert found == []
 
 
 def _is_module_or_package(dotted: str) -> bool:
@@ -111,6 +135,9 @@ def test_the_top_level_stays_small() -> None:
 def test_every_subpackage_says_what_it_holds_and_may_import(package: Path) -> None:
     docstring = ast.get_docstring(ast.parse((package / "__init__.py").read_text("utf-8")))
     assert docstring, f"{package.name}/__init__.py has no docstring"
+    if package.name in LEAVES:
+        assert "May import: `harness.exceptions` only" in docstring
+        return
     below = LAYERS[LAYERS.index(_layer_of_package(package.name)) + 1 :]
     if package.name == "catalogue":
         assert "May import: `harness.exceptions` only" in docstring

@@ -14,9 +14,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
+from harness import net
 from harness.adaptor.drivers import json_lines as driver_lines
 from harness.catalogue.lines import json_lines, sse_lines
 from harness.record.answers import sse_events
@@ -97,7 +97,7 @@ def test_event_stream_readers_end_lines_at_cr_lf_crlf_only(text: str, end: str) 
     body = _sse(_claude_stream(text), end)
     # Delivered in small pieces, so that a CR and its LF can arrive apart.
     pieces = [body[i : i + 7] for i in range(0, len(body), 7)]
-    response = httpx.Response(200, content=iter(pieces))
+    response = net.Response(200, stream=pieces)
     answer = read_answer(response)
     assert not answer.truncated
     assert answer.last_text == text

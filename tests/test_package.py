@@ -70,7 +70,13 @@ def test_a_run_with_no_path_runs_the_bundled_catalogue_anywhere(
 EXTRAS: dict[str, tuple[str, tuple[str, ...] | None]] = {
     "hypothesis": ("fuzz", ("harness/fuzz/", "harness/compat/values.py")),
     "xdist": ("xdist", None),
+    "httpx": ("respx", ("providers_fake/api/respx_route.py",)),
 }
+#: What must never come with the package: only the project's tests use these, and
+#: httpx brought anyio, whose pytest plugin then loaded in every pytest run of an
+#: environment the package was installed in (issue 21.6; docs/benchmarks.md).
+TESTS_ONLY = {"hypothesis", "syrupy", "respx", "pytest-xdist", "pytest-cov"}
+NEVER_AT_RUNTIME = {"httpx", "httpcore", "anyio", "respx", "h11", "sniffio"}
 
 
 def _runtime_imports(path: Path) -> set[str]:
@@ -130,14 +136,51 @@ def test_the_runtime_dependencies_are_what_the_harness_imports() -> None:
             missing.append(f"{where}: {module}")
     assert missing == [], missing
     # What only the project's own tests use stays out of every installing environment.
-    assert not runtime & {"hypothesis", "syrupy", "respx", "anyio", "pytest-xdist", "pytest-cov"}
+    assert not runtime & (TESTS_ONLY | NEVER_AT_RUNTIME)
     assert extras["dev"] >= {"hypothesis", "syrupy", "respx", "pytest-xdist"}
+
+
+def test_no_module_of_the_package_imports_an_http_library_with_a_pytest_plugin() -> None:
+    """
+    Every module of the package (but the one for users' httpx code) imported,
+    and a reference run of each HTTP-speaking seam, load no httpx, httpcore or
+    anyio: the harness speaks HTTP through `harness.net` alone.
+    """
+    code = """
+import importlib, pkgutil, sys
+import harness, providers_fake
+for package in (harness, providers_fake):
+    for found in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+        name = found.name
+        if "skeletons" in name or name.endswith(("__main__", ".respx_route")):
+            continue
+        try:
+            importlib.import_module(name)
+        except ImportError as error:  # an extra's module (hypothesis) may be absent
+            if error.name not in {"hypothesis", "xdist"}:
+                raise
+from harness.cli import main
+for path in ("scenarios/model-api/claude", "scenarios/model-api/codex", "scenarios/service-api"):
+    argv = ["run", path, "--target", "reference-inproc", "-k", "happy or format-absent"]
+    main([*argv, "--reports", ""])
+heavy = set(sys.argv[1:])
+print(sorted({m.split(".")[0] for m in sys.modules} & heavy))
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", code, *sorted(NEVER_AT_RUNTIME)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout[-2000:]
 
 
 def test_importing_the_plugin_loads_nothing_of_the_harness() -> None:
     code = (
         "import sys, harness.pytest_plugin; "
-        "heavy = ('harness', 'httpx', 'yaml', 'jsonschema'); "
+        "heavy = ('harness', 'httpx', 'anyio', 'yaml', 'jsonschema'); "
         "print(sorted(m for m in sys.modules if m.startswith(heavy)))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -395,12 +395,18 @@ def test_the_schema_is_kept_as_json_or_as_text() -> None:
     assert asked.schema_field("not json") == {"schema_text": "not json"}
 
 
+def _post(url: str, **options: Any) -> Any:
+    """One POST as a CLI would send it, through the harness's own client."""
+    from harness import net  # noqa: PLC0415
+
+    with net.Client(timeout=10) as client:
+        return client.post(url, **options)
+
+
 def test_the_fake_model_api_serves_from_a_shell(tmp_path: Path) -> None:
     """``python -m providers_fake.api SCRIPT``: the upstream the docs record against."""
     import subprocess  # noqa: PLC0415
     import sys  # noqa: PLC0415
-
-    import httpx  # noqa: PLC0415
 
     script = tmp_path / "script.json"
     script.write_text(json.dumps([{"status": 529}]))
@@ -413,7 +419,7 @@ def test_the_fake_model_api_serves_from_a_shell(tmp_path: Path) -> None:
         assert server.stdout is not None
         url = server.stdout.readline().strip()
         assert url.startswith("http://127.0.0.1:")
-        answer = httpx.post(url + "/v1/messages", json={"model": "m"}, timeout=10)
+        answer = _post(url + "/v1/messages", json={"model": "m"})
         assert answer.status_code == 529
     finally:
         server.terminate()
@@ -433,8 +439,7 @@ def test_the_fake_model_api_serves_from_a_shell(tmp_path: Path) -> None:
 def test_the_proxy_relays_streams_cuts_and_refuses_past_its_bounds(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import httpx  # noqa: PLC0415
-
+    from harness import net  # noqa: PLC0415
     from harness.record import proxy  # noqa: PLC0415
 
     script = [
@@ -444,13 +449,13 @@ def test_the_proxy_relays_streams_cuts_and_refuses_past_its_bounds(
     body = {"model": "m", "stream": True, "messages": []}
     key = {"x-api-key": "sk-ant-api03-proxytest-0123456789"}
     with LoopbackServer(script) as upstream, proxy.Proxy(upstream.url, timeout=10) as relay:
-        whole = httpx.post(relay.url + "/v1/messages", json=body, headers=key, timeout=10)
+        whole = _post(relay.url + "/v1/messages", json=body, headers=key)
         assert whole.status_code == 200
         assert whole.text.count("event: content_block_delta") == 2
-        with pytest.raises(httpx.RemoteProtocolError):  # the cut reaches the CLI as a cut
-            httpx.post(relay.url + "/v1/messages", json=body, timeout=10)
+        with pytest.raises(net.RemoteProtocolError):  # the cut reaches the CLI as a cut
+            _post(relay.url + "/v1/messages", json=body)
         monkeypatch.setattr(proxy, "MAX_REQUEST_BYTES", 100)
-        refused = httpx.post(relay.url + "/v1/messages", content=b"x" * 101, timeout=10)
+        refused = _post(relay.url + "/v1/messages", content=b"x" * 101)
         assert refused.status_code == 413
         assert relay.overflow is not None
         first, cut = relay.exchanges[:2]
@@ -464,12 +469,10 @@ def test_the_proxy_relays_streams_cuts_and_refuses_past_its_bounds(
 
 
 def test_an_upstream_that_does_not_answer_ends_the_run_at_once() -> None:
-    import httpx  # noqa: PLC0415
-
     from harness.record import proxy  # noqa: PLC0415
 
     with proxy.Proxy("http://127.0.0.1:9", timeout=5) as relay:
-        answer = httpx.post(relay.url + "/v1/responses", json={}, timeout=10)
+        answer = _post(relay.url + "/v1/responses", json={})
     assert answer.status_code == 400
     assert answer.headers["x-should-retry"] == "false"
     [exchange] = relay.exchanges

@@ -2,11 +2,11 @@
 The reference model of Claude Code's loop against every real Claude capture.
 
 Each ``claude-*`` capture's model-api scenario is run through
-`harness.systems.claude.run.run_claude` in process, with the capture's model script
-served by the scripted fake through respx.  Its stdout must match the capture
-field for field (`compare_to_capture`), with the captured exit status and
-stderr, and the requests the fake recorded must equal the capture's
-``requests_to_model_api``.
+`harness.systems.claude.run.run_claude` in process, with the capture's model
+script served by the scripted fake in process (`harness.systems.inprocess`).
+Its stdout must match the capture field for field (`compare_to_capture`),
+with the captured exit status and stderr, and the requests the fake recorded
+must equal the capture's ``requests_to_model_api``.
 """
 
 from __future__ import annotations
@@ -15,10 +15,9 @@ import json
 from pathlib import Path
 from typing import Any, cast
 
-import httpx
 import pytest
-import respx
 
+from harness import net
 from harness.catalogue import loader
 from harness.catalogue.scenario import Scenario
 from harness.seams.model_api.expect import ModelApiExpectation
@@ -27,8 +26,9 @@ from harness.seams.model_api.values import CODEX_MODEL, ModelApiOutcome, ModelAp
 from harness.systems.claude import failures
 from harness.systems.claude.run import run_claude
 from harness.systems.codex import run_codex
-from providers_fake.api import ScriptedModelAPI, install_respx
-from providers_fake.api.inprocess import OPENAI_BASE_URL
+from harness.systems.inprocess import transport
+from providers_fake.api import ScriptedModelAPI
+from providers_fake.api.inprocess import ANTHROPIC_BASE_URL, OPENAI_BASE_URL
 from tests import captures
 from tests.capture_compare import compare_to_capture
 
@@ -52,18 +52,16 @@ CODEX = _capture_scenarios("codex")
 def _run(scenario: Scenario) -> tuple[Any, ScriptedModelAPI]:
     request = cast(ModelApiRequest, scenario.request)
     fake = ScriptedModelAPI(model_script(scenario))
-    with respx.mock(assert_all_called=False) as router:
-        install_respx(router, fake)
-        with httpx.Client() as client:
-            run = run_claude(
-                client,
-                prompt=request.prompt,
-                schema=request.schema,
-                output_format=request.output_format,
-                fallback_model=request.fallback_model,
-                env=dict(request.env),
-                seed=scenario.id,
-            )
+    with net.Client(transport=transport(fake, ANTHROPIC_BASE_URL)) as client:
+        run = run_claude(
+            client,
+            prompt=request.prompt,
+            schema=request.schema,
+            output_format=request.output_format,
+            fallback_model=request.fallback_model,
+            env=dict(request.env),
+            seed=scenario.id,
+        )
     return run, fake
 
 
@@ -127,8 +125,7 @@ def _run_steps(
     *steps: object, fallback: str | None = None, allowed: tuple[str, ...] = (), **env: str
 ) -> tuple[Any, Any]:
     fake = ScriptedModelAPI(list(steps))
-    with respx.mock(assert_all_called=False) as router, httpx.Client() as client:
-        install_respx(router, fake)
+    with net.Client(transport=transport(fake, ANTHROPIC_BASE_URL)) as client:
         run = run_claude(
             client,
             prompt="p",
@@ -275,8 +272,7 @@ def test_the_estimate_of_a_text_is_its_utf16_length_over_four_rounded_half_up() 
 def _run_codex(scenario: Scenario) -> tuple[Any, ScriptedModelAPI]:
     request = cast(ModelApiRequest, scenario.request)
     fake = ScriptedModelAPI(model_script(scenario))
-    with respx.mock(assert_all_called=False) as router, httpx.Client() as client:
-        install_respx(router, fake, OPENAI_BASE_URL)
+    with net.Client(transport=transport(fake, OPENAI_BASE_URL)) as client:
         run = run_codex(
             client,
             prompt=request.prompt,
@@ -320,8 +316,12 @@ def test_reference_codex_matches_capture(name: str) -> None:
     assert [r.capture_view() for r in fake.requests] == meta["requests_to_model_api"]
 
 
+def _unreachable(request: net.Request) -> net.Response:
+    raise AssertionError(f"no request was expected: {request}")
+
+
 def test_codex_refuses_a_schema_that_is_not_json() -> None:
-    with httpx.Client() as client:
+    with net.Client(transport=net.MockTransport(_unreachable)) as client:
         run = run_codex(client, prompt="p", schema="{", model=CODEX_MODEL)
     assert run.exit_code == 1
     assert "is not valid JSON" in run.stderr
@@ -346,8 +346,7 @@ def test_a_refusal_that_spends_the_last_attempt_prints_its_line_then_the_exhaust
 
 def _run_codex_steps(*steps: object) -> tuple[Any, ScriptedModelAPI]:
     fake = ScriptedModelAPI(list(steps))
-    with respx.mock(assert_all_called=False) as router, httpx.Client() as client:
-        install_respx(router, fake, OPENAI_BASE_URL)
+    with net.Client(transport=transport(fake, OPENAI_BASE_URL)) as client:
         run = run_codex(client, prompt="p", schema=json.dumps(SCHEMA), model=CODEX_MODEL)
     return run, fake
 

@@ -13,10 +13,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
-from harness import targets
+from harness import net, targets
 from harness.adaptor.launch import InProcess
 from harness.catalogue import loader
 from harness.catalogue.outcome import Outcome
@@ -32,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def _call(method: str, path: str, body: Any = None, raw: bytes | None = None) -> tuple[int, Any]:
     app = ReferenceService(InProcess())
     content = raw if raw is not None else (None if body is None else json.dumps(body).encode())
-    response = app.handle(httpx.Request(method, f"http://ref.test{path}", content=content))
+    response = app.handle(net.Request(method, f"http://ref.test{path}", content=content))
     assert response.headers["content-type"] == "application/json"
     return response.status_code, json.loads(response.content)
 
@@ -82,7 +81,7 @@ def test_an_unknown_a2a_version_is_refused() -> None:
     app = ReferenceService(InProcess())
 
     def call(method: str, path: str, body: Any) -> tuple[int, Any]:
-        request = httpx.Request(method, f"http://ref.test{path}", json=body)
+        request = net.Request(method, f"http://ref.test{path}", json=body)
         response = app.handle(request)
         return response.status_code, json.loads(response.content)
 

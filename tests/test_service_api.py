@@ -3,7 +3,7 @@ The service-api seam: targets, the HTTP binding, and services that misbehave.
 
 The reference services are reached three ways and must agree on every
 scenario: in process (``reference-inproc`` and ``reference``), and as an
-``http:`` target routed to them by respx or served on a real loopback
+``http:`` target routed to them by a mock transport or served on a real loopback
 socket.  A service that is down, slow or answers with something that is
 not JSON errors only its own scenario; the run goes on.
 """
@@ -17,12 +17,10 @@ from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 
-import httpx
 import jsonschema
 import pytest
-import respx
 
-from harness import engine, targets
+from harness import engine, net, targets
 from harness.adaptor.launch import InProcess
 from harness.catalogue import loader
 from harness.catalogue.scenario import Scenario, Seam
@@ -31,11 +29,12 @@ from harness.exceptions import BadTargetSpec, NoSuchTarget
 from harness.seams.case import CaseResult, execute
 from harness.systems.service import ReferenceService
 from harness.targets import HttpService
+from harness.targets.http import Connection
 from tests.service_server import serving
 
 ROOT = Path(__file__).resolve().parent.parent
 SUT = "http://sut.test"
-Handle = Callable[[httpx.Request], httpx.Response]
+Handle = Callable[[net.Request], net.Response]
 
 
 @pytest.fixture(scope="module")
@@ -47,11 +46,15 @@ def _by_id(services: list[Scenario]) -> dict[str, Scenario]:
     return {s.id: s for s in services}
 
 
-def _over_respx(scenario: Scenario, handle: Handle) -> CaseResult:
-    """Run one scenario on an http: target whose service respx answers with ``handle``."""
-    with respx.mock(assert_all_called=False) as mock:
-        mock.route(host="sut.test").mock(side_effect=handle)
-        return execute(scenario, HttpService.from_spec(f"http:{SUT}"))
+def _in_process(scenario: Scenario, handle: Handle) -> CaseResult:
+    """Run one scenario on an http: target whose service ``handle`` answers in process."""
+
+    class Routed(HttpService):
+        def connect(self) -> Connection:
+            client = net.Client(base_url=self.url, transport=net.MockTransport(handle))
+            return Connection(client, self.url, self.grace)
+
+    return execute(scenario, Routed.from_spec(f"http:{SUT}"))
 
 
 def _reference() -> Handle:
@@ -76,12 +79,14 @@ def test_catalogue_is_large_enough_and_cites_every_service_clause(
     assert len(rows) >= 20  # seed 000's table, one scenario per row
 
 
-def test_http_target_through_respx_gives_identical_outcomes(services: list[Scenario]) -> None:
+def test_http_target_through_a_mock_transport_agrees(
+    services: list[Scenario],
+) -> None:
     inproc = targets.create("reference-inproc")
     differing = []
     for scenario in services:
         a = execute(scenario, inproc)
-        b = _over_respx(scenario, _reference())  # a fresh service per scenario, like inproc
+        b = _in_process(scenario, _reference())  # a fresh service per scenario, like inproc
         assert a.status == "passed", (scenario.id, a.mismatches, a.reason)
         if not _same(a, b):
             differing.append(scenario.id)
@@ -155,23 +160,23 @@ SUBSET = ["throng-format-absent", "throng-object-result-v1", "t3-typed-result-on
 def _broken(mode: str) -> Handle:
     reference = _reference()
 
-    def handle(request: httpx.Request) -> httpx.Response:
+    def handle(request: net.Request) -> net.Response:
         path = request.url.path
         if mode == "down":
-            raise httpx.ConnectError("[Errno 111] Connection refused", request=request)
+            raise net.ConnectError("[Errno 111] Connection refused", request=request)
         if mode == "slow":
-            raise httpx.ReadTimeout("timed out", request=request)
+            raise net.ReadTimeout("timed out", request=request)
         if mode == "hung-up":
-            raise httpx.RemoteProtocolError("Server disconnected", request=request)
+            raise net.RemoteProtocolError("Server disconnected", request=request)
         if mode == "html":
             html = {"content-type": "text/html"}
-            return httpx.Response(502, text="<html>Bad gateway</html>", headers=html)
+            return net.Response(502, text="<html>Bad gateway</html>", headers=html)
         if mode == "empty":
-            return httpx.Response(200, content=b"")
+            return net.Response(200, content=b"")
         if mode == "no-sandbox" and path == "/api/initialise":
-            return httpx.Response(202, json={"accepted": True})
+            return net.Response(202, json={"accepted": True})
         if mode == "binding-500" and path.endswith("/options"):
-            return httpx.Response(500, json={"error": "boom"})
+            return net.Response(500, json={"error": "boom"})
         return reference(request)
 
     return handle
@@ -195,7 +200,7 @@ def test_one_bad_service_does_not_stop_the_run(
     by_id = _by_id(services)
     victim = SUBSET[1]
     results = [
-        _over_respx(by_id[i], _broken(mode) if i == victim else _reference()) for i in SUBSET
+        _in_process(by_id[i], _broken(mode) if i == victim else _reference()) for i in SUBSET
     ]
     assert [r.status for r in results] == ["passed", "errored", "passed"]
     reason = results[1].reason or ""
@@ -218,9 +223,9 @@ def test_down_service_on_a_real_socket(services: list[Scenario]) -> None:
 
 
 def test_slow_service_on_a_real_socket(services: list[Scenario]) -> None:
-    def slow(request: httpx.Request) -> httpx.Response:
+    def slow(request: net.Request) -> net.Response:
         time.sleep(1.0)
-        return httpx.Response(202, json={"sandboxId": "late"})
+        return net.Response(202, json={"sandboxId": "late"})
 
     with serving(slow) as url:
         target = HttpService(f"http:{url}", url, grace=0.2)
@@ -233,9 +238,9 @@ def test_slow_service_on_a_real_socket(services: list[Scenario]) -> None:
 
 
 def test_non_json_service_on_a_real_socket(services: list[Scenario]) -> None:
-    def html(request: httpx.Request) -> httpx.Response:
+    def html(request: net.Request) -> net.Response:
         html = {"content-type": "text/html"}
-        return httpx.Response(200, text="<h1>It works!</h1>", headers=html)
+        return net.Response(200, text="<h1>It works!</h1>", headers=html)
 
     with serving(html) as url:
         result = execute(_by_id(services)["t3-capabilities"], HttpService.from_spec(f"http:{url}"))
@@ -250,12 +255,12 @@ def test_a_wrong_json_answer_is_a_failure_not_an_error(services: list[Scenario])
     """Non-conformance is data: a 400 naming the wrong field fails with a diff."""
     reference = _reference()
 
-    def wrong_field(request: httpx.Request) -> httpx.Response:
+    def wrong_field(request: net.Request) -> net.Response:
         if request.url.path == "/api/initialise":
-            return httpx.Response(400, json=[{"field": "output_format", "reason": "bad"}])
+            return net.Response(400, json=[{"field": "output_format", "reason": "bad"}])
         return reference(request)
 
-    result = _over_respx(_by_id(services)["throng-format-null"], wrong_field)
+    result = _in_process(_by_id(services)["throng-format-null"], wrong_field)
     assert result.status == "failed"
     [mismatch] = result.mismatches
     assert mismatch.field == "errors"
@@ -269,12 +274,12 @@ def test_strange_json_shapes_never_crash_the_comparison(services: list[Scenario]
     for index, scenario in enumerate(services):
         shape = shapes[index % len(shapes)]
 
-        def odd(request: httpx.Request, shape: object = shape) -> httpx.Response:
+        def odd(request: net.Request, shape: object = shape) -> net.Response:
             status = 202 if request.url.path == "/api/initialise" and shape == {} else 200
             body = {"sandboxId": "s"} if status == 202 else shape
-            return httpx.Response(status, json=body)
+            return net.Response(status, json=body)
 
-        result = _over_respx(scenario, odd)
+        result = _in_process(scenario, odd)
         assert result.status in {"failed", "errored"}, scenario.id
         if result.status == "errored":
             assert result.reason is not None

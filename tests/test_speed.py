@@ -19,12 +19,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
-import respx
 
+from harness import net
 from harness.catalogue import loader, yamlpos
 from harness.cli import main
+from harness.systems.inprocess import transport
 from providers_fake import api
 from tests import test_lint, test_service_lint
 
@@ -80,10 +80,9 @@ def test_a_reply_held_past_the_timeout_times_out_at_once_in_virtual_time(
 
     monkeypatch.setattr("providers_fake.api.inprocess.time.sleep", no_waiting)
     fake = api.ScriptedModelAPI([api.Answer(texts=("late",), delay=30.0)])
-    with respx.mock() as router, httpx.Client() as client:
-        api.install_respx(router, fake, "https://fake.test", virtual_time=True)
-        with pytest.raises(httpx.ReadTimeout):
-            client.post("https://fake.test/v1/messages", json={}, timeout=2.0).read()
+    answers = transport(fake, "https://fake.test", virtual_time=True)
+    with net.Client(transport=answers) as client, pytest.raises(net.ReadTimeout):
+        client.post("https://fake.test/v1/messages", json={}, timeout=2.0).read()
     assert len(fake.requests) == 1
 
 
@@ -91,10 +90,9 @@ def test_without_virtual_time_the_wait_is_real(monkeypatch: pytest.MonkeyPatch) 
     slept: list[float] = []
     monkeypatch.setattr("providers_fake.api.inprocess.time.sleep", slept.append)
     fake = api.ScriptedModelAPI([api.Answer(texts=("late",), delay=30.0)])
-    with respx.mock() as router, httpx.Client() as client:
-        api.install_respx(router, fake, "https://fake.test")
-        with pytest.raises(httpx.ReadTimeout):
-            client.post("https://fake.test/v1/messages", json={}, timeout=2.0).read()
+    answers = transport(fake, "https://fake.test")
+    with net.Client(transport=answers) as client, pytest.raises(net.ReadTimeout):
+        client.post("https://fake.test/v1/messages", json={}, timeout=2.0).read()
     assert slept == [2.0]
 
 

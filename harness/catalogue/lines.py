@@ -1,7 +1,7 @@
 """
 Lines as the binaries mean them.
 
-``str.splitlines()`` and httpx's ``iter_lines`` end a line at eleven
+``str.splitlines()`` (and httpx's ``iter_lines``) end a line at eleven
 characters, U+2028, U+2029, U+0085 and the ASCII separators among them;
 the CLIs do not.  A JSON-lines stream (a CLI's ``--json`` output, an SDK's
 stdin, a fake's records) ends a line at "\\n" only, so a model's answer

@@ -2,7 +2,7 @@
 The recording proxy: a loopback HTTP server between a CLI and its model API.
 
 The CLI's base URL points here; each request is sent on to the upstream API
-with httpx and the answer is streamed back chunk by chunk as it arrives, so
+with `harness.net` and the answer is streamed back chunk by chunk as it arrives, so
 an SSE answer reaches the CLI at the pace the model wrote it, while a copy is
 kept for the scenario.  A connection the upstream drops mid-answer is dropped
 towards the CLI the same way (no final chunk), which is the stream cut the
@@ -26,8 +26,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 
-import httpx
-
+from harness import net
 from harness.adaptor.environment import looks_secret
 
 LOOPBACK = "127.0.0.1"
@@ -179,7 +178,7 @@ class Proxy:
         self.overflow: str | None = None
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
-        self._client: httpx.Client | None = None
+        self._client: net.Client | None = None
         self.port = 0
 
     @property
@@ -198,9 +197,10 @@ class Proxy:
             return frozenset(self._secrets)
 
     def __enter__(self) -> Proxy:
-        limits = httpx.Timeout(connect=15.0, read=self.timeout, write=30.0, pool=15.0)
-        # No environment proxies and no redirects: the recording is of this upstream only.
-        self._client = httpx.Client(timeout=limits, trust_env=False, follow_redirects=False)
+        limits = net.Timeout(connect=15.0, read=self.timeout, write=30.0)
+        # A net.Client reads no proxy settings from the environment and follows no
+        # redirect: the recording is of this upstream only.
+        self._client = net.Client(timeout=limits)
         self._server = _Server(self)
         self.port = int(self._server.server_address[1])
         self._thread = threading.Thread(
@@ -279,7 +279,7 @@ class Proxy:
         )
         try:
             response = self._client.send(request, stream=True)
-        except httpx.HTTPError as error:
+        except net.HTTPError as error:
             reason = f"{type(error).__name__}: {error}"
             self._keep(
                 Exchange(index, handler.command, handler.path, body, 400, (), b"", False,
@@ -303,7 +303,7 @@ class Proxy:
                      data, cut, waited)
         )  # fmt: skip
 
-    def _stream(self, handler: _Handler, response: httpx.Response) -> tuple[bytes, bool]:
+    def _stream(self, handler: _Handler, response: net.Response) -> tuple[bytes, bool]:
         """Send the answer on as it arrives; (what was sent, whether it was cut)."""
         handler.send_response(response.status_code)
         for name, value in response.headers.items():
@@ -323,7 +323,7 @@ class Proxy:
                 if chunk:
                     handler.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
                     handler.wfile.flush()
-        except httpx.HTTPError:
+        except net.HTTPError:
             cut = True  # the upstream dropped the connection (or went silent too long)
         except (BrokenPipeError, ConnectionResetError):
             handler.close_connection = True  # the CLI gave up; what it had is what it saw

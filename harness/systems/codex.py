@@ -36,8 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-import httpx
-
+from harness import net
 from harness.catalogue import jsonvalue
 from harness.catalogue.lines import sse_lines
 from harness.systems.profiles import CodexProfile
@@ -259,7 +258,7 @@ def _message_text(item: Mapping[str, Any]) -> str:
 
 
 def run_codex(
-    client: httpx.Client,
+    client: net.Client,
     *,
     prompt: str,
     schema: str,
@@ -322,7 +321,7 @@ def run_codex(
             for name in turn.refused():
                 out.stderr(f"{LOG_STAMP} ERROR {ROUTER}: error={UNSUPPORTED}{name}\n".encode())
         killed = turn.endless
-    except httpx.TimeoutException:
+    except net.TimeoutException:
         killed = True  # the caller's timeout, not codex's own: nothing more is printed
     parts = [chunk[-1] for chunk in out.chunks if chunk[0] == "stdout"]
     errors = [chunk[-1] for chunk in out.chunks if chunk[0] == "stderr"]
@@ -413,7 +412,7 @@ def _api_error(text: str) -> dict[str, Any]:
     return error if isinstance(error, dict) else {}
 
 
-def _http_error(response: httpx.Response) -> str:
+def _http_error(response: net.Response) -> str:
     """
     The message of codex's error line for an HTTP error, retries off (probed):
     a 400's body verbatim (a context window outgrown in codex's words), a 429
@@ -446,7 +445,7 @@ def _http_error(response: httpx.Response) -> str:
     )
 
 
-def _stream(renderer: CodexRenderer, response: httpx.Response, turn: _Turn) -> None:
+def _stream(renderer: CodexRenderer, response: net.Response, turn: _Turn) -> None:
     try:
         for event in _sse(sse_lines(response.iter_text())):
             kind = event.get("type")
@@ -468,9 +467,9 @@ def _stream(renderer: CodexRenderer, response: httpx.Response, turn: _Turn) -> N
                 if not turn.completed(event.get("response", {}).get("usage")):
                     renderer.event("turn.completed", turn.usage)
                 return
-    except httpx.TimeoutException:
+    except net.TimeoutException:
         raise
-    except httpx.TransportError:
+    except net.TransportError:
         message = f"stream disconnected before completion: {CUT_STREAM}"
         renderer.event("error", message)
         renderer.event("turn.failed", message)

@@ -1,9 +1,9 @@
 """
 The reference services as one HTTP application, speaking the conformance binding.
 
-`ReferenceService.handle` turns an ``httpx.Request`` into an
-``httpx.Response``.  The ``reference`` targets mount it behind an
-``httpx.MockTransport``; tests route an ``http:`` target to it with respx.
+`ReferenceService.handle` turns a ``harness.net.Request`` into a
+``harness.net.Response``.  The ``reference`` targets mount it behind a
+``net.MockTransport``; tests serve it to an ``http:`` target on a loopback socket.
 Either way the harness drives it with the same client code as a real
 service, so the binding itself is exercised on every run.
 
@@ -28,8 +28,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-import httpx
-
+from harness import net
 from harness.adaptor.launch import Launcher
 from harness.catalogue import jsonvalue
 from harness.systems.t3 import T3
@@ -96,7 +95,7 @@ class ReferenceService:
             ),
         )
 
-    def handle(self, request: httpx.Request) -> httpx.Response:
+    def handle(self, request: net.Request) -> net.Response:
         """Answer one request; every answer is JSON."""
         path = request.url.path
         for route in self.routes:
@@ -114,6 +113,6 @@ class ReferenceService:
         return _json(404, {"error": f"no route for {request.method} {path}"})
 
 
-def _json(status: int, body: Any) -> httpx.Response:
+def _json(status: int, body: Any) -> net.Response:
     content = json.dumps(body, ensure_ascii=False).encode()
-    return httpx.Response(status, content=content, headers={"content-type": "application/json"})
+    return net.Response(status, content=content, headers={"content-type": "application/json"})

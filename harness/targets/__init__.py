@@ -7,7 +7,7 @@ against the fake provider and returns the canonical `Outcome`; on the
 service-api seam a `Service` opens a `Connection` that speaks the
 conformance binding over HTTP.  The reference serves both: the reference
 adaptor pipeline, and the reference service models in process (behind an
-httpx transport, so they are driven by exactly the client code that drives
+`harness.net` transport, so they are driven by exactly the client code that drives
 a real service over ``http:BASE_URL``).  Targets are created from a spec
 string through a registry of kinds, never through a chain of conditions.
 
@@ -29,8 +29,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-import httpx
-
+from harness import net
 from harness.adaptor import pipeline
 from harness.adaptor.launch import InProcess, Launcher, Subprocess
 from harness.adaptor.pipeline import Provider
@@ -131,8 +130,8 @@ class Reference:
 
     def connect(self) -> Connection:
         app = ReferenceService(self.launcher)
-        transport = httpx.MockTransport(app.handle)
-        client = httpx.Client(transport=transport, base_url=REFERENCE_URL)
+        transport = net.MockTransport(app.handle)
+        client = net.Client(transport=transport, base_url=REFERENCE_URL)
         return Connection(client, "the reference service")
 
 

@@ -6,11 +6,13 @@ fake stands where the model would be: it answers each request with the next
 step of a script (a StructuredOutput call, text, an HTTP error, a broken or
 truncated stream, a delay) and records every request so a scenario can check
 what the CLI sent.  The same `ScriptedModelAPI` is served in process through
-respx (`install_respx`) or to other processes by `LoopbackServer` on
-127.0.0.1.
+any client (`inprocess.answer`; the harness's `harness.net` transport, or
+httpx through respx with `install_respx`) or to other processes by
+`LoopbackServer` on 127.0.0.1.
 
-Importing this package pulls in the stdlib only; respx and httpx are loaded
-when `install_respx` is first called.
+Importing this package pulls in the stdlib only; respx and httpx (which are
+not dependencies of the package) are loaded when `install_respx` is first
+called.
 """
 
 from __future__ import annotations
@@ -73,7 +75,7 @@ def install_respx(
     *,
     virtual_time: bool = False,
 ) -> respx.Route:
-    """Route every request under `base_url` on a respx `router` to `fake` (see `inprocess`)."""
-    from providers_fake.api.inprocess import install  # noqa: PLC0415 - keeps httpx out of imports
+    """Route every request under `base_url` on a respx `router` to `fake` (see `respx_route`)."""
+    from providers_fake.api.respx_route import install  # noqa: PLC0415 - keeps httpx out
 
     return install(router, fake, base_url, virtual_time=virtual_time)

@@ -11,11 +11,9 @@ from __future__ import annotations
 import json
 import os
 import re
-import ssl
 import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -35,7 +33,7 @@ from providers_fake.api import LOOPBACK, LoopbackServer, ScriptedModelAPI, realc
 from providers_fake.api import Script as ModelScript
 
 if TYPE_CHECKING:
-    import httpx
+    from harness import net
 
 
 #: What the real run's throwaway folder and the fake API's address are shown as.
@@ -48,7 +46,7 @@ _SAVED_FILE = re.compile(r"(/tool-results/)[A-Za-z0-9_-]+(\.txt)")
 _SAVED_FILE_BYTES = re.compile(_SAVED_FILE.pattern.encode())
 _SESSION_ID = re.compile(rb'"session_id":\s*"([0-9a-fA-F-]{36})"')
 #: The port the reference models' in-process API answers on (nothing listens there:
-#: respx answers in process); masked like the loopback fake's port.
+#: the fake answers in process); masked like the loopback fake's port.
 REFERENCE_PORT = 47_013
 #: What a log line's timestamp on a real CLI's stderr is shown as.
 LOG_TIME = "<time>"
@@ -251,11 +249,6 @@ def run_reference(
         return _run_reference(request, script, seed, Path(scratch), versions or {})
 
 
-@cache
-def _tls() -> ssl.SSLContext:
-    return ssl.create_default_context()
-
-
 def _run_reference(
     request: ModelApiRequest,
     script: ModelScript,
@@ -263,9 +256,8 @@ def _run_reference(
     workdir: Path,
     versions: Mapping[str, str],
 ) -> ModelApiOutcome:
-    import httpx  # noqa: PLC0415 - only the reference target needs them
-
-    from providers_fake.api import inprocess  # noqa: PLC0415
+    from harness import net  # noqa: PLC0415 - only the reference target needs them
+    from harness.systems import inprocess  # noqa: PLC0415
 
     # Per CLI: how its reference model is run.
     models: dict[str, Callable[..., _Session]] = {
@@ -277,12 +269,10 @@ def _run_reference(
     for folder in (cwd, workdir / "home", workdir / "tmp"):
         folder.mkdir()
     fake = ScriptedModelAPI(script)
-    # One TLS context for every case: loading the system's CA bundle for a fresh
-    # client took about half of each case's time (nothing here speaks TLS anyway).
     # The reference model's only clock is its timeout, which kills the run:
     # a reply held back past it ends the run at once (virtual time).
     answers = inprocess.transport(fake, base, virtual_time=True)
-    with httpx.Client(verify=_tls(), transport=answers) as client:
+    with net.Client(transport=answers) as client:
         session = models[request.cli](
             client, request, seed, workdir, fake, base_url=base, version=versions.get(request.cli)
         )
@@ -337,7 +327,7 @@ class _Session:
 
 
 def _claude_session(
-    client: httpx.Client,
+    client: net.Client,
     request: ModelApiRequest,
     seed: str,
     workdir: Path,
@@ -379,7 +369,7 @@ def _claude_session(
 
 
 def _codex_session(
-    client: httpx.Client,
+    client: net.Client,
     request: ModelApiRequest,
     seed: str,
     workdir: Path,

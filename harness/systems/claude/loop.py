@@ -8,8 +8,8 @@ probes of the binary show it): it checks the schema argument with the
 binary's own validator library (`validator`: refusals before launch, Ajv's
 strict-mode warnings on stderr), then this module's `Loop` offers the schema
 as the ``StructuredOutput`` tool, talks to ``POST
-/v1/messages?beta=true`` through the httpx client it is given (so it runs in
-process against the respx-installed fake), and drives the loop: each answer
+/v1/messages?beta=true`` through the `harness.net` client it is given (so it runs in
+process against the scripted fake), and drives the loop: each answer
 shown and its calls run as they stream (`answer`), attempts counted, the
 enforce reminder, HTTP errors per status (`failures`), the model fallback,
 cut and broken streams, other tools (`tools`).
@@ -43,8 +43,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx
-
+from harness import net
 from harness.systems.claude import failures, models, strict, validator, wire, words
 from harness.systems.claude.answer import Taking
 from harness.systems.claude.notes import Conversation
@@ -74,7 +73,7 @@ QUIET_NOTICE = (
 class Loop:
     def __init__(
         self,
-        client: httpx.Client,
+        client: net.Client,
         base_url: str,
         renderer: ClaudeRenderer,
         settings: Settings,
@@ -177,7 +176,7 @@ class Loop:
             return None
         left = self.settings.timeout - self.waited
         if left <= 0:
-            raise httpx.ReadTimeout("the caller's timeout passed")
+            raise net.ReadTimeout("the caller's timeout passed")
         return left
 
     # -- HTTP errors -------------------------------------------------------------------

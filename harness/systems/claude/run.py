@@ -15,8 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-import httpx
-
+from harness import net
 from harness.catalogue import jsonvalue
 from harness.catalogue.lines import json_lines
 from harness.systems.claude import validator, wire, words
@@ -67,9 +66,9 @@ class ClaudeRun:
         return out
 
 
-def _connectivity_check(client: httpx.Client, base_url: str) -> None:
+def _connectivity_check(client: net.Client, base_url: str) -> None:
     """``HEAD /api/hello``, whose answer the CLI never reads (B-01)."""
-    with contextlib.suppress(httpx.HTTPError):
+    with contextlib.suppress(net.HTTPError):
         client.head(base_url.rstrip("/") + "/api/hello", timeout=10.0)
 
 
@@ -99,7 +98,7 @@ def _intake(schema: str, profile: ClaudeProfile) -> tuple[validator.Schema, str]
 
 
 def run_claude(
-    client: httpx.Client,
+    client: net.Client,
     *,
     prompt: str,
     schema: str,
@@ -194,7 +193,7 @@ def run_claude(
     warnings = "".join(f"{line}\n" for line in (*taken.warnings, *([unknown] if unknown else [])))
     try:
         loop.run(prompt, renderer.model)
-    except httpx.TimeoutException:
+    except net.TimeoutException:
         stdout = _stream(out, "stdout")
         stderr = warnings + _notices(loop) + _stream(out, "stderr").decode()
         return ClaudeRun(KILLED, stdout, stderr, timed_out=True)

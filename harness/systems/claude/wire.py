@@ -19,8 +19,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-import httpx
-
+from harness import net
 from harness.catalogue import jsonvalue
 from harness.catalogue.lines import sse_lines
 from harness.systems.claude.failures import Failure
@@ -204,7 +203,7 @@ def _sse_events(lines: Iterator[str]) -> Iterator[tuple[str, dict[str, Any]]]:
         yield name, jsonvalue.loads("\n".join(data_lines))
 
 
-def read_answer(response: httpx.Response) -> Answer:
+def read_answer(response: net.Response) -> Answer:
     answer = Answer()
     partial: dict[int, str] = {}
     open_blocks: dict[int, dict[str, Any]] = {}
@@ -240,15 +239,15 @@ def read_answer(response: httpx.Response) -> Answer:
                 answer.take(block)
             elif kind == "message_delta":
                 answer.stop_reason = event["delta"].get("stop_reason")
-    except httpx.TimeoutException:
+    except net.TimeoutException:
         raise  # not a broken stream: the caller's time is up
-    except (httpx.TransportError, ValueError, KeyError):
+    except (net.TransportError, ValueError, KeyError):
         pass
     answer.truncated = not stopped
     return answer
 
 
-def read_message(response: httpx.Response) -> Answer:
+def read_message(response: net.Response) -> Answer:
     """A non-streamed answer: one JSON message (a body that is not one is a cut answer)."""
     answer = Answer()
     try:
@@ -266,7 +265,7 @@ def read_message(response: httpx.Response) -> Answer:
     return answer
 
 
-def failure_of(response: httpx.Response) -> Failure:
+def failure_of(response: net.Response) -> Failure:
     """A plain HTTP error: its status, the API error's type and message, its retry hints."""
     kind: str | None = None
     message = response.text
