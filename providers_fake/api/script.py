@@ -68,6 +68,9 @@ class Answer:
     input_tokens: int | None = None
     output_tokens: int | None = None
     headers: tuple[tuple[str, str], ...] = ()
+    #: The Responses API's ``phase`` of each message item (``commentary`` or
+    #: ``final_answer``); the Anthropic API has none and ignores it.
+    phase: str | None = None
 
 
 @dataclass(frozen=True)
@@ -208,6 +211,7 @@ _ANSWER_KEYS = frozenset(
         "stop_reason",
         "usage",
         "headers",
+        "phase",
     }
 )
 _ERROR_KEYS = frozenset({"status", "body", "message", "headers", "delay"})
@@ -271,6 +275,7 @@ def step_from_json(raw: object, where: str) -> Step:
         input_tokens=_optional(usage.get("input_tokens"), int, f"{where}.usage.input_tokens"),
         output_tokens=_optional(usage.get("output_tokens"), int, f"{where}.usage.output_tokens"),
         headers=headers,
+        phase=_optional(raw.get("phase"), str, f"{where}.phase"),
     )
 
 

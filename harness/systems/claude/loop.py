@@ -170,6 +170,19 @@ class Loop:
             stream = True
             if self.settled(turn, answer):
                 return
+            if self.out_of_turns():
+                return
+
+    def out_of_turns(self) -> bool:
+        """
+        ``--max-turns N`` (probed): after the Nth answer, when the run would ask
+        again (a call answered, a reminder sent), it ends ``error_max_turns``.
+        """
+        limit = self.settings.max_turns
+        if limit is None or self.talk.answers < limit:
+            return False
+        self.result({"subtype": "error_max_turns", "terminal_reason": "max_turns"})
+        return True
 
     def time_left(self) -> float | None:
         """Seconds until the caller kills the run; raises once they are up."""
