@@ -92,13 +92,14 @@ class ModelApiRequest:
         """
         Whether the CLI may run a command on the machine in this case: a tool it
         is allowed, or a tool call other than StructuredOutput in the model's
-        script (the real binary runs read-only Bash commands unasked).
+        script (the real binary runs read-only Bash commands unasked) to a tool
+        ``--tools`` did not leave out.
         """
         if self.allowed_tools:
             return True
         script = ModelScript.from_json(json.loads(self.model_script))
         return any(
-            tool.name != STRUCTURED_OUTPUT
+            tool.name != STRUCTURED_OUTPUT and (self.tools is None or tool.name in self.tools)
             for step in script.steps
             if isinstance(step, Answer)
             for tool in step.tools
