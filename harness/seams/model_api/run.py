@@ -418,18 +418,38 @@ def _codex_session(
     base_url: str,
     version: str | None,
 ) -> _Session:
+    from harness.systems import codex_exec  # noqa: PLC0415
     from harness.systems.codex import run_codex  # noqa: PLC0415
+    from harness.systems.profiles import CodexProfile  # noqa: PLC0415
 
-    run = run_codex(
-        client,
-        prompt=request.prompt,
-        schema=request.schema,
-        model=CODEX_MODEL,
-        env=_cli_env(workdir, base_url, request),
-        base_url=base_url + "/v1",
-        seed=seed,
-        timeout=request.timeout,
-        workdir=workdir,
-        version=version,
-    )
-    return _Session(run)
+    def turn(prompt: str, resumed: Any) -> Any:
+        return run_codex(
+            client,
+            prompt=prompt,
+            schema=request.schema,
+            model=CODEX_MODEL,
+            env=_cli_env(workdir, base_url, request),
+            base_url=base_url + "/v1",
+            seed=seed,
+            timeout=request.timeout,
+            workdir=workdir,
+            version=version,
+            resumed=resumed,
+        )
+
+    session, codes = None, []
+    for prompt in request.earlier_prompts:  # one session, each turn resuming the last
+        session = turn(prompt, session)
+        codes.append(session.exit_code)
+    mark = len(fake.requests)
+    run = turn(request.prompt, session)
+    cwd = workdir / "probe"
+    if request.output_last_message is not None and not run.timed_out:
+        codex_exec.write_last_message(run.stdout, cwd / request.output_last_message)
+    if request.text_output:
+        shown = CodexProfile.of(version).version
+        stdout, stderr = codex_exec.as_text(
+            run.stdout, prompt=request.prompt, model=CODEX_MODEL, cwd=cwd, version=shown
+        )
+        run = replace(run, stdout=stdout, stderr=stderr + run.stderr)
+    return _Session(run, mark, tuple(codes))
