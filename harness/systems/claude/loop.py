@@ -422,6 +422,9 @@ class Loop:
                 fields.update(_AFTER_CALL.get(self.profile.midstream_after_call, {}))  # B-11
             if taking.text_after is not None:
                 fields["result"] = taking.text_after  # prose after the call is the result
+            elif answer.text_after_call and not answer.text_after_call.strip():
+                # Blank prose after the call is never shown, yet it is the result (probed).
+                fields["result"] = answer.text_after_call
             if answer.stop_reason is not None and not answer.midstream_error:
                 fields["stop_reason"] = answer.stop_reason
             self.result(fields)
