@@ -70,7 +70,7 @@ def _items(step: Answer, index: int) -> list[tuple[dict[str, object], str]]:
         }
         items.append((reasoning, step.thinking))
     for number, text in enumerate(step.texts):
-        items.append(_message(index, number, text, step.phase))
+        items.append(_message(index, number, text, step.phase_of(number)))
     for number, tool in enumerate(step.tools):
         arguments = dumps(tool.input)
         call: dict[str, object] = {
@@ -83,7 +83,7 @@ def _items(step: Answer, index: int) -> list[tuple[dict[str, object], str]]:
         }
         items.append((call, arguments))
     for number, text in enumerate(step.texts_after, start=len(step.texts)):
-        items.append(_message(index, number, text, step.phase))
+        items.append(_message(index, number, text, step.phase_of(number)))
     return items
 
 
