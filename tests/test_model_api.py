@@ -74,13 +74,6 @@ CASES = [
         "give one schema source",
     ),
     (
-        "codex-output-format",
-        _broken("cli: codex", "cli: codex\n  output_format: json"),
-        8,
-        "request.output_format",
-        "applies to claude only",
-    ),
-    (
         "bad-model-script",
         _broken("[{text: '{}'}]", "[{txet: '{}'}]"),
         10,
@@ -132,11 +125,25 @@ CASES = [
         "applies to claude only",
     ),
     (
-        "codex-resumed",
-        _broken("cli: codex", "cli: codex\n  earlier_prompts: [first]"),
+        "codex-max-turns",
+        _broken("cli: codex", "cli: codex\n  max_turns: 3"),
         8,
-        "request.earlier_prompts",
+        "request.max_turns",
         "applies to claude only",
+    ),
+    (
+        "codex-stream-json",
+        _broken("cli: codex", "cli: codex\n  output_format: stream-json"),
+        8,
+        "request.output_format",
+        "codex has no stream-json output",
+    ),
+    (
+        "claude-output-last-message",
+        _broken("cli: codex", "cli: claude\n  output_last_message: last.txt"),
+        8,
+        "request.output_last_message",
+        "applies to codex only",
     ),
     (
         "generated-and-inline-schema",

@@ -319,8 +319,9 @@ def run_codex(
     turn = _Turn(_request_body(model, prompt, schema_value), Ids(seed, "codex-calls"))
     if resumed is not None:  # the new prompt, with an id of its own, after the session (probed)
         asked = cast("list[dict[str, object]]", turn.body["input"])[-1]
-        message = {"type": "message", "id": f"msg_{turn.ids.uuid7()}", "role": "user"}
-        turn.body["input"] = [*resumed.conversation, {**message, "content": asked["content"]}]
+        said: dict[str, object] = {"type": "message", "id": f"msg_{turn.ids.uuid7()}"}
+        said.update(role="user", content=asked["content"])
+        turn.body["input"] = [*resumed.conversation, said]
         turn.usage.update(dict(resumed.usage))
     killed = False
     try:

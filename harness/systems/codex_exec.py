@@ -74,7 +74,9 @@ def last_message(stdout: bytes) -> str | None:
     return messages[-1] if messages else None
 
 
-def as_text(stdout: bytes, *, prompt: str, model: str, cwd: Path, version: str) -> tuple[bytes, str]:
+def as_text(
+    stdout: bytes, *, prompt: str, model: str, cwd: Path, version: str
+) -> tuple[bytes, str]:
     """The stdout and stderr codex prints without ``--json`` for the turn ``stdout`` shows."""
     events = _events(stdout)
     session = next((_text(e, "thread_id") for e in events if e.get("type") == "thread.started"), "")

@@ -241,7 +241,9 @@ def run_claude(
         session: str | None = None
         codes: list[int] = []
         for turn in earlier:
-            run = _run(_claude_argv(turn, session, False), full, probe, timeout, False, confine, held)
+            run = _run(
+                _claude_argv(turn, session, False), full, probe, timeout, False, confine, held
+            )
             codes.append(run.exit_code)
             session = session_id(run.stdout) or session
         if before_last is not None:

@@ -232,7 +232,11 @@ def text_line(result: Any, max_turns: int | None) -> str:
         return f"Error: Reached max turns ({max_turns})"
     if subtype == "error_max_structured_output_retries":
         errors = result.get("errors") or []
-        first = errors[0] if errors else "Failed to provide valid structured output after maximum retries"
+        first = (
+            errors[0]
+            if errors
+            else "Failed to provide valid structured output after maximum retries"
+        )
         return f"Error: {first}"
     return "Execution error"
 
