@@ -331,7 +331,8 @@ class ModelApiOutcome:
             "files": dict(self.files),
             "adaptor": _stable_view(self.adaptor),
             "earlier": list(self.earlier),
-            "stdout": self.stdout,
+            # Only a text run has it, so reports of JSON runs stay as they were.
+            **({} if self.stdout is None else {"stdout": self.stdout}),
         }
 
     @classmethod

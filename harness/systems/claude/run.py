@@ -212,17 +212,23 @@ def run_claude(
     conversation = wire.closed([*resumed, prompted, *history], profile.continue_note)
     stdout = _stream(out, "stdout")
     if text:
-        stdout = text_line(jsonvalue.loads(stdout), max_turns).encode()
+        shown = text_line(jsonvalue.loads(stdout), max_turns, profile.text_names_error)
+        stdout = shown.encode()
     stderr = warnings + _notices(loop) + _stream(out, "stderr").decode()
     return ClaudeRun(renderer.finish(), stdout, stderr, tuple(conversation))
 
 
-def text_line(result: Any, max_turns: int | None) -> str:
+#: The text output's line for spent attempts without an error to name (B-40).
+SPENT = "Failed to provide valid structured output after maximum retries"
+
+
+def text_line(result: Any, max_turns: int | None, names_error: bool = True) -> str:
     """
     What the CLI prints for its result without ``--output-format`` (2.1.328's
     text printer, read in the binary and probed): a success's result text
     (the structured output as JSON when there is no prose) ending in a line
-    end, an error's line without one.
+    end, an error's line without one; spent attempts name the result's first
+    error from 2.1.260 (``names_error``, B-40), a fixed line before.
     """
     subtype = result.get("subtype")
     if subtype == "success":
@@ -232,12 +238,8 @@ def text_line(result: Any, max_turns: int | None) -> str:
         return f"Error: Reached max turns ({max_turns})"
     if subtype == "error_max_structured_output_retries":
         errors = result.get("errors") or []
-        first = (
-            errors[0]
-            if errors
-            else "Failed to provide valid structured output after maximum retries"
-        )
-        return f"Error: {first}"
+        first = errors[0] if errors and names_error else None
+        return f"Error: {first or SPENT}"
     return "Execution error"
 
 
