@@ -139,6 +139,13 @@ CASES = [
         "codex has no stream-json output",
     ),
     (
+        "stdout-of-a-json-run",
+        _broken("  requests: 1", "  requests: 1\n  stdout: x"),
+        14,
+        "expect.stdout",
+        "stdout is checked on text output",
+    ),
+    (
         "claude-output-last-message",
         _broken("cli: codex", "cli: claude\n  output_last_message: last.txt"),
         8,
