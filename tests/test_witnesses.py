@@ -43,7 +43,11 @@ from tests import test_offline_reach
 TESTS = Path(__file__).resolve().parent
 SCENARIOS = TESTS.parent / "scenarios"
 #: The packages holding reference models of real CLIs, and the CLI each models.
-MODELS = {"harness.systems.claude": "claude", "harness.systems.codex": "codex"}
+MODELS = {
+    "harness.systems.claude": "claude",
+    "harness.systems.codex": "codex",
+    "harness.systems.codex_exec": "codex",
+}
 
 
 @dataclass(frozen=True)
@@ -118,6 +122,19 @@ VALIDATION = (
 
 #: Each unit test of a reference model (``module::function``), with its witnesses.
 WITNESSES: dict[str, tuple[Witness, ...]] = {
+    # -- what the CLIs print beside their JSON (issue 24) --------------------------------------
+    "test_scenario_keys.py::test_claude_text_output_prints_success_with_a_line_end": real(
+        "model-claude-text-structured-output",
+        "model-claude-text-retries-exhausted",
+        "model-claude-max-turns-text",
+        "model-claude-report-text-output-blank",
+    ),
+    "test_scenario_keys.py::test_codex_text_output_is_the_last_message": real(
+        "model-codex-text-output", "model-codex-text-output-failed"
+    ),
+    "test_scenario_keys.py::test_codex_last_message_file_is_the_answer_or_empty": real(
+        "model-codex-output-last-message", "model-codex-output-last-message-failed"
+    ),
     # -- time, validator set-up and line ends --------------------------------------------------
     "test_deadlines.py::test_the_reference_model_counts_its_waits_not_its_work": real(
         "model-claude-hung-api"

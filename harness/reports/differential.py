@@ -70,6 +70,7 @@ FIELDS = (
     "side_requests",
     "requests",
     *(f"requests.{name}" for name in _PER_REQUEST),
+    "stdout",
 )
 #: The projection fields each expectation field speaks for: a ``by_version``
 #: rule that leaves an expectation field unchecked on some releases (because
@@ -99,6 +100,8 @@ WAIVES: Mapping[str, tuple[str, ...]] = {
     "no_unexpected_requests": ("requests.unexpected",),
     "files": (),
     "adaptor": (),
+    "stdout": ("stdout",),
+    "items": (),
 }
 #: What a field one side's projection lacks is shown as.
 ABSENT = "<absent>"
@@ -236,6 +239,8 @@ def project(outcome: ModelApiOutcome) -> dict[str, Any]:
         for r in outcome.requests
         if r.side is None
     ]
+    if outcome.stdout is not None:  # a run that printed text: what it printed, exactly
+        out["stdout"] = outcome.stdout
     masked: dict[str, Any] = stable(out)
     return masked
 

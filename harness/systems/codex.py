@@ -24,8 +24,11 @@ the binary runs, are not modelled: the model answers them as unsupported too.
 
 As for Claude (`harness.systems.claude.loop`), the lines are printed by the fake
 ``codex`` renderer (`providers_fake.cli.codex`) from semantic events; only the
-decisions are made here.  Not modelled: Codex's own retries and its
-``Reconnecting...`` lines, the ``-o`` file, and the text (non-JSON) mode.
+decisions are made here.  A resumed session (``codex exec resume``) sends
+the earlier turns' input and answers before the new prompt and counts their
+tokens in ``turn.completed``; what it prints without ``--json`` and its ``-o``
+file are `harness.systems.codex_exec`'s.  Not modelled: Codex's own retries
+and its ``Reconnecting...`` lines.
 """
 
 from __future__ import annotations
@@ -66,6 +69,10 @@ class CodexRun:
     stderr: str
     #: Killed at the caller's timeout (exit_code is then -9, as for SIGKILL).
     timed_out: bool = False
+    #: The session's input after this turn, as a resumed turn sends it first.
+    conversation: tuple[dict[str, object], ...] = ()
+    #: The session's token counts so far (``turn.completed`` counts the whole session).
+    usage: tuple[tuple[str, int], ...] = ()
 
 
 def text_format(schema: object) -> dict[str, object]:
@@ -174,7 +181,8 @@ MAX_REQUESTS = 64
 #: reasoning item's absent ``content`` and ``encrypted_content`` go back as null.
 _ITEM_FIELDS = {
     "function_call": ("status", "id", "name", "arguments", "call_id"),
-    "message": ("status", "id", "role", "content"),
+    # A message's phase goes back although the exec events drop it (probed).
+    "message": ("status", "id", "role", "content", "phase"),
     "reasoning": ("id", "summary", "content", "encrypted_content"),
 }
 _NULLED = ("content", "encrypted_content")
@@ -201,6 +209,7 @@ class _Turn:
         self.requests = 0
         self.items: list[Mapping[str, Any]] = []  # the output items of the answer being read
         self.pending: list[Mapping[str, Any]] = []  # those of a completed answer, to send back
+        self.last: list[Mapping[str, Any]] = []  # those of the last completed answer
         self.usage = dict.fromkeys(_USAGE_FROM, 0)
         self.endless = False
 
@@ -229,7 +238,7 @@ class _Turn:
                 value = value.get(key) if isinstance(value, dict) else None
             self.usage[field] += value if isinstance(value, int) else 0
         self.pending = self.items if self._calls(self.items) else []
-        self.items = []
+        self.last, self.items = self.items, []
         return bool(self.pending)
 
     def refused(self) -> list[str]:
@@ -269,10 +278,12 @@ def run_codex(
     timeout: float | None = None,
     workdir: Path | None = None,
     version: str | None = None,
+    resumed: CodexRun | None = None,
 ) -> CodexRun:
     """
     One ``codex exec --json --output-schema FILE -m MODEL PROMPT`` run; with
     ``timeout`` it is killed when that passes (what was printed stays, exit -9).
+    ``resumed`` is the session's last run: this one is ``codex exec resume``.
     ``workdir`` is the run's throwaway folder: the schema file is written there
     and the working directory is its ``probe`` folder, as for the real binary.
     ``version`` picks the release modelled (`harness.systems.profiles.CODEX`).
@@ -305,6 +316,12 @@ def run_codex(
     url = base_url.rstrip("/") + "/responses"
     headers = {**_headers(CodexProfile.of(version)), "content-type": "application/json"}
     turn = _Turn(_request_body(model, prompt, schema_value), Ids(seed, "codex-calls"))
+    if resumed is not None:  # the new prompt, with an id of its own, after the session (probed)
+        asked = cast("list[dict[str, object]]", turn.body["input"])[-1]
+        said: dict[str, object] = {"type": "message", "id": f"msg_{turn.ids.uuid7()}"}
+        said.update(role="user", content=asked["content"])
+        turn.body["input"] = [*resumed.conversation, said]
+        turn.usage.update(dict(resumed.usage))
     killed = False
     try:
         while turn.asking():
@@ -325,11 +342,14 @@ def run_codex(
         killed = True  # the caller's timeout, not codex's own: nothing more is printed
     parts = [chunk[-1] for chunk in out.chunks if chunk[0] == "stdout"]
     errors = [chunk[-1] for chunk in out.chunks if chunk[0] == "stderr"]
+    sent = cast("list[dict[str, object]]", turn.body["input"])
     return CodexRun(
         KILLED if killed else renderer.finish(),
         b"".join(p for p in parts if isinstance(p, bytes)),
         b"".join(e for e in errors if isinstance(e, bytes)).decode(),
         timed_out=killed,
+        conversation=(*sent, *(_echo(item) for item in turn.last)),
+        usage=tuple(turn.usage.items()),
     )
 
 

@@ -70,7 +70,7 @@ def _items(step: Answer, index: int) -> list[tuple[dict[str, object], str]]:
         }
         items.append((reasoning, step.thinking))
     for number, text in enumerate(step.texts):
-        items.append(_message(index, number, text))
+        items.append(_message(index, number, text, step.phase_of(number)))
     for number, tool in enumerate(step.tools):
         arguments = dumps(tool.input)
         call: dict[str, object] = {
@@ -83,11 +83,13 @@ def _items(step: Answer, index: int) -> list[tuple[dict[str, object], str]]:
         }
         items.append((call, arguments))
     for number, text in enumerate(step.texts_after, start=len(step.texts)):
-        items.append(_message(index, number, text))
+        items.append(_message(index, number, text, step.phase_of(number)))
     return items
 
 
-def _message(index: int, number: int, text: str) -> tuple[dict[str, object], str]:
+def _message(
+    index: int, number: int, text: str, phase: str | None = None
+) -> tuple[dict[str, object], str]:
     part = {"type": "output_text", "annotations": [], "logprobs": [], "text": text}
     message: dict[str, object] = {
         "id": f"msg_{index}_{number}",
@@ -96,6 +98,8 @@ def _message(index: int, number: int, text: str) -> tuple[dict[str, object], str
         "content": [part],
         "role": "assistant",
     }
+    if phase is not None:  # the Responses API's commentary / final_answer mark
+        message["phase"] = phase
     return message, text
 
 

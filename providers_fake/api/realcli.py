@@ -217,8 +217,12 @@ def run_claude(
     answers, not the wall clock (see `_run`).
     """
 
-    def _claude_argv(turn: str, session: str | None) -> list[str]:
-        argv = [str(binary), "-p", turn, "--json-schema", schema, "--output-format", output_format]
+    def _claude_argv(turn: str, session: str | None, last: bool) -> list[str]:
+        argv = [str(binary), "-p", turn, "--json-schema", schema]
+        # Text is the default format, so it is asked for by leaving the flag out; an
+        # earlier turn prints JSON instead, which names the session to resume.
+        shown = output_format if output_format != "text" or not last else None
+        argv += [] if shown is None else ["--output-format", "json" if shown == "text" else shown]
         if output_format == "stream-json":
             argv.append("--verbose")  # the CLI refuses stream-json in print mode without it
         argv.extend(args)
@@ -237,12 +241,14 @@ def run_claude(
         session: str | None = None
         codes: list[int] = []
         for turn in earlier:
-            run = _run(_claude_argv(turn, session), full, probe, timeout, False, confine, held)
+            run = _run(
+                _claude_argv(turn, session, False), full, probe, timeout, False, confine, held
+            )
             codes.append(run.exit_code)
             session = session_id(run.stdout) or session
         if before_last is not None:
             before_last()
-        run = _run(_claude_argv(prompt, session), full, probe, timeout, False, confine, held)
+        run = _run(_claude_argv(prompt, session, True), full, probe, timeout, False, confine, held)
         return replace(run, earlier=tuple(codes))
 
 
@@ -271,12 +277,19 @@ def run_codex(
     timeout: float = DEFAULT_TIMEOUT,
     confine: Confine | None = None,
     held: Held | None = None,
+    json_lines: bool = True,
+    earlier: Sequence[str] = (),
+    before_last: Callable[[], object] | None = None,
 ) -> RealRun:
     """
     ``codex exec --json --output-schema FILE -m MODEL`` against `base_url` (``.../v1``).
 
     The provider has its retries off, as in the captures: one scripted
     failure stays one request and one ``turn.failed``.  ``held``: as for `run_claude`.
+    Without ``json_lines`` the run prints text (no ``--json``).  With ``earlier``
+    prompts, each is first run the same way (``--json``, without ``args``), and
+    each later run resumes the session (``codex exec resume --last``), the
+    returned one too; ``before_last`` as for `run_claude`.
     """
     provider = (
         f'model_providers.fake={{name="fake",base_url="{base_url}",wire_api="responses",'
@@ -288,16 +301,28 @@ def run_codex(
         schema_file.write_text(schema)
         codex_home = work / "codex-home"
         codex_home.mkdir()
-        argv = [
-            str(binary), "exec", "--json", "--skip-git-repo-check",
-            "--output-schema", str(schema_file), "-m", model,
-            "-c", "model_provider=fake", "-c", provider, *args, prompt,
-        ]  # fmt: skip
+
+        def argv(turn: str, resumed: bool, last: bool) -> list[str]:
+            return [
+                str(binary), "exec", *(["resume", "--last"] if resumed else []),
+                *(["--json"] if json_lines or not last else []), "--skip-git-repo-check",
+                "--output-schema", str(schema_file), "-m", model,
+                "-c", "model_provider=fake", "-c", provider, *(args if last else ()), turn,
+            ]  # fmt: skip
+
         # CODEX_HOME outside TMPDIR, or Codex warns that it will not create helper binaries.
         offline = {"CODEX_HOME": str(codex_home), "FAKE_KEY": "sk-fake"}
         full = _base_env(work, {**offline, **(env or {})})
-        # A terminal on stdin: otherwise Codex says it reads "additional input from stdin".
-        return _run(argv, full, _probe(work), timeout, True, confine, held)
+        probe = _probe(work)
+        codes: list[int] = []
+        for number, turn in enumerate(earlier):
+            # A terminal on stdin: otherwise Codex says it reads "additional input from stdin".
+            run = _run(argv(turn, number > 0, False), full, probe, timeout, True, confine, held)
+            codes.append(run.exit_code)
+        if before_last is not None:
+            before_last()
+        run = _run(argv(prompt, bool(earlier), True), full, probe, timeout, True, confine, held)
+        return replace(run, earlier=tuple(codes))
 
 
 def run_codebuddy(

@@ -68,6 +68,16 @@ class Answer:
     input_tokens: int | None = None
     output_tokens: int | None = None
     headers: tuple[tuple[str, str], ...] = ()
+    #: The Responses API's ``phase`` of the message items (``commentary`` or
+    #: ``final_answer``): one for all, or one per message in order (texts, then
+    #: texts_after); the Anthropic API has none and ignores it.
+    phase: str | tuple[str, ...] | None = None
+
+    def phase_of(self, number: int) -> str | None:
+        """The phase of the answer's ``number``-th message, if it has one."""
+        if isinstance(self.phase, tuple):
+            return self.phase[number] if number < len(self.phase) else None
+        return self.phase
 
 
 @dataclass(frozen=True)
@@ -208,6 +218,7 @@ _ANSWER_KEYS = frozenset(
         "stop_reason",
         "usage",
         "headers",
+        "phase",
     }
 )
 _ERROR_KEYS = frozenset({"status", "body", "message", "headers", "delay"})
@@ -271,7 +282,14 @@ def step_from_json(raw: object, where: str) -> Step:
         input_tokens=_optional(usage.get("input_tokens"), int, f"{where}.usage.input_tokens"),
         output_tokens=_optional(usage.get("output_tokens"), int, f"{where}.usage.output_tokens"),
         headers=headers,
+        phase=_phase(raw.get("phase"), f"{where}.phase"),
     )
+
+
+def _phase(raw: object, where: str) -> str | tuple[str, ...] | None:
+    if isinstance(raw, list):
+        return tuple(_typed(item, str, f"{where}[]") for item in raw)
+    return _optional(raw, str, where)
 
 
 def _error_from_json(raw: Mapping[str, object], where: str) -> HttpError:

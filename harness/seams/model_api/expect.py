@@ -48,6 +48,11 @@ class ModelApiExpectation:
     files: tuple[tuple[str, str], ...] = ()
     #: Full stack: what the reference adaptor concludes from the CLI's run.
     adaptor: AdaptorExpectation | None = None
+    #: What a text-printing run (``output_format: text``) printed, exactly.
+    stdout: str | None = None
+    #: Codex: items of its ``item.completed`` lines, in order (others may come
+    #: between); each names some fields, and a field given as null must be absent.
+    items: Json | None = None
 
 
 _ABSENT = object()
@@ -115,6 +120,12 @@ def compare(expect: ModelApiExpectation, actual: ModelApiOutcome) -> tuple[Misma
     if expect.adaptor is not None:
         for name, wanted, got in expect.adaptor.mismatches(actual.adaptor):
             differ(name, wanted, got)
+    if expect.stdout is not None and actual.stdout != expect.stdout:
+        differ("stdout", expect.stdout, actual.stdout)
+    if expect.items is not None:
+        missing = _missing_item(expect.items.value, completed_items(actual.lines))
+        if missing is not None:
+            differ("items", missing, completed_items(actual.lines))
     left = dict(actual.files)
     for name, content in expect.files:
         if not json_equal(content, left.get(name)):
@@ -182,6 +193,38 @@ def _compare_requests(expect: ModelApiExpectation, actual: ModelApiOutcome, diff
             differ("messages_after_prompt_contain", text, "in no request after the prompt")
 
 
+def completed_items(lines: tuple[object, ...]) -> list[object]:
+    """The items of codex's ``item.completed`` lines, in order."""
+    return [
+        line["item"]
+        for line in lines
+        if isinstance(line, dict) and line.get("type") == "item.completed" and "item" in line
+    ]
+
+
+def _fits(wanted: Mapping[str, Any], item: object) -> bool:
+    if not isinstance(item, dict):
+        return False
+    for key, value in wanted.items():
+        if value is None:
+            if item.get(key) is not None:
+                return False
+        elif key not in item or not json_equal(value, item[key]):
+            return False
+    return True
+
+
+def _missing_item(wanted: list[Mapping[str, Any]], items: list[object]) -> object | None:
+    """The first wanted item with no fitting item after the one before it fitted, if any."""
+    place = 0
+    for each in wanted:
+        found = next((i for i in range(place, len(items)) if _fits(each, items[i])), None)
+        if found is None:
+            return each
+        place = found + 1
+    return None
+
+
 def _strings(value: object) -> list[str]:
     """Every string in a JSON value: a text is looked for as the model read it, unescaped."""
     if isinstance(value, str):
@@ -220,6 +263,8 @@ def expectation_of(raw: dict[str, Any]) -> ModelApiExpectation:
         no_unexpected_requests=raw.get("no_unexpected_requests", False),
         files=tuple(sorted(raw.get("files", {}).items())),
         adaptor=_adaptor_expectation(raw.get("adaptor")),
+        stdout=raw.get("stdout"),
+        items=json_of("items"),
     )
 
 
@@ -328,6 +373,10 @@ def describe(expect: ModelApiExpectation) -> list[str]:
     if expect.no_unexpected_requests:
         out.append("no request the script did not expect")
     out += [f"the run leaves `{name}` holding `{content!r}`" for name, content in expect.files]
+    if expect.stdout is not None:
+        out.append(f"it prints `{expect.stdout!r}`")
+    if expect.items is not None:
+        out.append(f"its completed items include, in order, `{expect.items.text}`")
     if expect.adaptor is not None:
         out.append(f"full stack: the reference adaptor concludes {_adaptor_words(expect.adaptor)}")
     return out

@@ -27,6 +27,7 @@ from harness.seams.model_api.values import (
     SeenRequest,
     final_result,
     parse_lines,
+    text_result,
 )
 from harness.systems import sandbox
 from providers_fake.api import LOOPBACK, LoopbackServer, ScriptedModelAPI, realcli
@@ -45,6 +46,8 @@ SESSION = "<session>"
 _SAVED_FILE = re.compile(r"(/tool-results/)[A-Za-z0-9_-]+(\.txt)")
 _SAVED_FILE_BYTES = re.compile(_SAVED_FILE.pattern.encode())
 _SESSION_ID = re.compile(rb'"session_id":\s*"([0-9a-fA-F-]{36})"')
+#: Codex names its session on stderr when it prints text.
+_CODEX_SESSION = re.compile(rb"^session id: ([0-9a-fA-F-]{36})$", re.MULTILINE)
 #: The port the reference models' in-process API answers on (nothing listens there:
 #: the fake answers in process); masked like the loopback fake's port.
 REFERENCE_PORT = 47_013
@@ -101,18 +104,19 @@ def _run_once(
         run, mark = _REAL[request.cli](binary, server, request, jail)
     # Per-run names the CLI prints: its throwaway folder (codex names its schema
     # file there) and the fake's port (claude names the "inference gateway").
-    masks = _masks(run.workdir, server.port, run.stdout)
+    masks = _masks(run.workdir, server.port, run.stdout + b"\n" + run.stderr)
     stdout, stderr = _masked(masks, run.stdout), _masked(masks, run.stderr.decode(errors="replace"))
     # Codex stamps its log lines (an unsupported tool call, say) with the time of day.
     stderr = _LOG_TIME.sub(LOG_TIME, stderr)
-    lines = parse_lines(stdout)
+    lines, final, text = _printed(request, stdout)
     return ModelApiOutcome(
         cli=request.cli,
         exit_code=run.exit_code,
         stderr=stderr,
         timed_out=run.timed_out,
         lines=lines,
-        final=final_result(request.cli, lines),
+        final=final,
+        stdout=text,
         requests=tuple(_seen(masks, r) for r in server.fake.requests[mark:]),
         files=run.files,
         adaptor=adaptor_view(request, run.exit_code, stdout, stderr, run.timed_out),
@@ -120,14 +124,26 @@ def _run_once(
     )
 
 
-def _masks(workdir: str, port: int, stdout: bytes) -> list[tuple[str, str]]:
+def _printed(
+    request: ModelApiRequest, stdout: bytes
+) -> tuple[tuple[object, ...], dict[str, Any] | None, str | None]:
+    """The lines, final result and (when it printed text) stdout of a run."""
+    if request.text_output:
+        text = stdout.decode(errors="replace")
+        return (), text_result(text), text
+    lines = parse_lines(stdout)
+    return lines, final_result(request.cli, lines), None
+
+
+def _masks(workdir: str, port: int, printed: bytes) -> list[tuple[str, str]]:
     # Claude Code also names its project folder after the working directory, every
     # character but letters and digits a dash (tool-results/ paths under HOME).
     slug = "".join(c if c.isalnum() else "-" for c in workdir)
     masks = [(workdir, WORK), (slug, WORK_SLUG)] if workdir else []
-    session = _SESSION_ID.search(stdout)
-    if session is not None:
-        masks.append((session.group(1).decode(), SESSION))
+    for pattern in (_SESSION_ID, _CODEX_SESSION):
+        session = pattern.search(printed)
+        if session is not None:
+            masks.append((session.group(1).decode(), SESSION))
     return [*masks, (f"{LOOPBACK}:{port}", GATEWAY)]
 
 
@@ -194,18 +210,29 @@ def _real_claude(
 def _real_codex(
     binary: Path, server: LoopbackServer, request: ModelApiRequest, confine: realcli.Confine | None
 ) -> tuple[realcli.RealRun, int]:
+    """The real codex, and how many requests its session's earlier turns made."""
+    mark = 0
+
+    def before_last() -> None:
+        nonlocal mark
+        mark = len(server.fake.requests)
+
     run = realcli.run_codex(
         binary,
         server.url + "/v1",
         prompt=request.prompt,
         schema=request.schema,
         model=CODEX_MODEL,
+        args=request.args(),
         env=dict(request.env),
         timeout=request.timeout,
         confine=confine,
         held=server.held,
+        json_lines=not request.text_output,
+        earlier=request.earlier_prompts,
+        before_last=before_last,
     )
-    return run, 0
+    return run, mark
 
 
 #: How each CLI's real binary is run against the fake: the run, and the requests
@@ -278,10 +305,10 @@ def _run_reference(
         )
         files = realcli.workdir_files(cwd)
     run = session.run
-    masks = _masks(str(workdir), REFERENCE_PORT, run.stdout)
+    masks = _masks(str(workdir), REFERENCE_PORT, run.stdout + b"\n" + run.stderr.encode())
     stdout, stderr = _masked(masks, run.stdout), _masked(masks, run.stderr)
     stderr = _LOG_TIME.sub(LOG_TIME, stderr)  # as for the binary: the models keep a clock too
-    lines = parse_lines(stdout)
+    lines, final, text = _printed(request, stdout)
     return ModelApiOutcome(
         cli=request.cli,
         exit_code=run.exit_code,
@@ -289,7 +316,8 @@ def _run_reference(
         timed_out=run.timed_out,
         adaptor=adaptor_view(request, run.exit_code, stdout, stderr, run.timed_out),
         lines=lines,
-        final=final_result(request.cli, lines),
+        final=final,
+        stdout=text,
         requests=tuple(_seen(masks, r) for r in fake.requests[session.mark :]),
         files=files,
         earlier=session.earlier,
@@ -356,6 +384,8 @@ def _claude_session(
             workdir=workdir,
             timeout=request.timeout,
             version=version,
+            max_turns=request.max_turns,
+            tools=request.tools,
         )
 
     conversation: tuple[dict[str, Any], ...] = ()
@@ -378,18 +408,38 @@ def _codex_session(
     base_url: str,
     version: str | None,
 ) -> _Session:
+    from harness.systems import codex_exec  # noqa: PLC0415
     from harness.systems.codex import run_codex  # noqa: PLC0415
+    from harness.systems.profiles import CodexProfile  # noqa: PLC0415
 
-    run = run_codex(
-        client,
-        prompt=request.prompt,
-        schema=request.schema,
-        model=CODEX_MODEL,
-        env=_cli_env(workdir, base_url, request),
-        base_url=base_url + "/v1",
-        seed=seed,
-        timeout=request.timeout,
-        workdir=workdir,
-        version=version,
-    )
-    return _Session(run)
+    def turn(prompt: str, resumed: Any) -> Any:
+        return run_codex(
+            client,
+            prompt=prompt,
+            schema=request.schema,
+            model=CODEX_MODEL,
+            env=_cli_env(workdir, base_url, request),
+            base_url=base_url + "/v1",
+            seed=seed,
+            timeout=request.timeout,
+            workdir=workdir,
+            version=version,
+            resumed=resumed,
+        )
+
+    session, codes = None, []
+    for prompt in request.earlier_prompts:  # one session, each turn resuming the last
+        session = turn(prompt, session)
+        codes.append(session.exit_code)
+    mark = len(fake.requests)
+    run = turn(request.prompt, session)
+    cwd = workdir / "probe"
+    if request.output_last_message is not None and not run.timed_out:
+        codex_exec.write_last_message(run.stdout, cwd / request.output_last_message)
+    if request.text_output:
+        shown = CodexProfile.of(version).version
+        stdout, stderr = codex_exec.as_text(
+            run.stdout, prompt=request.prompt, model=CODEX_MODEL, cwd=cwd, version=shown
+        )
+        run = replace(run, stdout=stdout, stderr=stderr + run.stderr)
+    return _Session(run, mark, tuple(codes))

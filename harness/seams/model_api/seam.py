@@ -47,13 +47,16 @@ from providers_fake.api import ScriptError, realcli
 _CLAUDE_FIELDS = ("subtype", "is_error", "terminal_reason", "input_schema", "strict", "strict_each")
 _SCHEMA_SOURCES = ("schema", "schema_text", "schema_generated")
 _CLAUDE_ONLY = (
-    "output_format",
     "fallback_model",
     "gates",
     "refusal_fallback_model",
-    "earlier_prompts",
     "allowed_tools",
+    "max_turns",
+    "tools",
 )
+_CODEX_ONLY = ("output_last_message",)
+#: Output formats and the CLIs that have them.
+_FORMATS = {"json": ("claude", "codex"), "stream-json": ("claude",), "text": ("claude", "codex")}
 
 
 def _claude(request: Mapping[str, Any], expect: Mapping[str, Any]) -> bool:
@@ -62,6 +65,11 @@ def _claude(request: Mapping[str, Any], expect: Mapping[str, Any]) -> bool:
 
 def _codex(request: Mapping[str, Any], expect: Mapping[str, Any]) -> bool:
     return request.get("cli") == "codex"
+
+
+def _claude_lines(request: Mapping[str, Any], expect: Mapping[str, Any]) -> bool:
+    """Claude printing JSON lines (in text mode it prints its result's text alone)."""
+    return _claude(request, expect) and request.get("output_format") != "text"
 
 
 def _prints_result(request: Mapping[str, Any], expect: Mapping[str, Any]) -> bool:
@@ -75,7 +83,7 @@ DECISIVE = (
     promises.Decisive(("requests",), "how many requests reach the model API"),
     # Codex's lines depend on the model's metadata too (a warning item for a model it
     # does not know), so its exit code and final message decide a run, not its lines.
-    promises.Decisive(("line_types",), "what the CLI prints, line by line", _claude),
+    promises.Decisive(("line_types",), "what the CLI prints, line by line", _claude_lines),
     promises.Decisive(("structured_output", "no_structured_output"), "what the run delivers"),
     promises.Decisive(("subtype",), "the verdict of the result line", _prints_result),
     promises.Decisive(("is_error",), "whether the result line is an error", _prints_result),
@@ -96,7 +104,7 @@ PHRASES = (
         r"\b(turn\.failed|turn\.completed)\b", ("line_types",), promises.word(), applies=_codex
     ),
     promises.Phrase(
-        r"\b(error_max_structured_output_retries|error_during_execution)\b",
+        r"\b(error_max_structured_output_retries|error_during_execution|error_max_turns)\b",
         ("subtype",),
         promises.word(),
     ),
@@ -163,10 +171,14 @@ class ModelApi:
             report(("request", "schema"), f"give the schema ({' or '.join(_SCHEMA_SOURCES)})")
         elif len(given) > 1:
             report(("request", given[1]), f"give one schema source, not {' and '.join(given)}")
-        if request.get("cli") == "codex":
-            for key in _CLAUDE_ONLY:
+        cli = request.get("cli")
+        for only, keys in (("claude", _CLAUDE_ONLY), ("codex", _CODEX_ONLY)):
+            for key in keys if cli != only else ():
                 if key in request:
-                    report(("request", key), f"{key} applies to claude only")
+                    report(("request", key), f"{key} applies to {only} only")
+        shown = request.get("output_format", "json")
+        if cli not in _FORMATS.get(shown, (cli,)):
+            report(("request", "output_format"), f"{cli} has no {shown} output")
         try:
             script = ModelScript.from_json(doc["provider"]["model_script"])
         except ScriptError as error:
@@ -190,8 +202,13 @@ class ModelApi:
                 for key in _CLAUDE_FIELDS:
                     if key in expect:
                         report((*where, key), f"{key} is claude's; codex prints no such field")
-            elif "text_format" in expect:
-                report((*where, "text_format"), "text_format is codex's (OpenAI Responses)")
+            else:
+                if "text_format" in expect:
+                    report((*where, "text_format"), "text_format is codex's (OpenAI Responses)")
+                if "items" in expect:
+                    report((*where, "items"), "items are codex's item.completed lines")
+            if "stdout" in expect and request.get("output_format") != "text":
+                report((*where, "stdout"), "stdout is checked on text output (output_format: text)")
             if expect.get("timed_out") is True and script is not None:
                 _check_hold(script, request, (*where, "timed_out"), report)
         promises.check(doc, DECISIVE, PHRASES, report, variants=rules)

@@ -51,9 +51,18 @@ class ModelApiRequest:
     gates: tuple[tuple[str, bool], ...] = ()
     #: A refusal-fallback model armed for the session (remote configuration too).
     refusal_fallback_model: str | None = None
-    #: Earlier turns of the session, one ``claude -p`` run each, resumed by the
-    #: next (``--resume``); the case observes the last run only (LOOP-12).
+    #: Earlier turns of the session, one run each, resumed by the next (claude
+    #: ``--resume``, ``codex exec resume --last``); the case observes the last run
+    #: only (LOOP-12).
     earlier_prompts: tuple[str, ...] = ()
+    #: Claude's ``--max-turns N``: the run ends ``error_max_turns`` past N turns.
+    max_turns: int | None = None
+    #: Claude's ``--tools``: the built-in tools offered (``()`` is ``--tools ""``,
+    #: none); None leaves the flag out.
+    tools: tuple[str, ...] | None = None
+    #: Codex's ``-o FILE``: the file, in the working directory, that the last
+    #: agent message is written to (so ``files`` observes it).
+    output_last_message: str | None = None
     #: Tools the CLI may run without asking (``--allowedTools``), for side-effect cases.
     allowed_tools: tuple[str, ...] = ()
     #: Full stack: the reference adaptor reads the CLI's run, asked for (validation,
@@ -66,19 +75,31 @@ class ModelApiRequest:
             out += ("--fallback-model", self.fallback_model)
         if self.allowed_tools:
             out += ("--allowedTools", ",".join(self.allowed_tools))
+        if self.max_turns is not None:
+            out += ("--max-turns", str(self.max_turns))
+        if self.tools is not None:
+            out += ("--tools", ",".join(self.tools))
+        if self.output_last_message is not None:
+            out += ("-o", self.output_last_message)
         return out
+
+    @property
+    def text_output(self) -> bool:
+        """Whether the CLI prints plain text (claude's default format, codex without --json)."""
+        return self.output_format == TEXT
 
     def runs_commands(self) -> bool:
         """
         Whether the CLI may run a command on the machine in this case: a tool it
         is allowed, or a tool call other than StructuredOutput in the model's
-        script (the real binary runs read-only Bash commands unasked).
+        script (the real binary runs read-only Bash commands unasked) to a tool
+        ``--tools`` did not leave out.
         """
         if self.allowed_tools:
             return True
         script = ModelScript.from_json(json.loads(self.model_script))
         return any(
-            tool.name != STRUCTURED_OUTPUT
+            tool.name != STRUCTURED_OUTPUT and (self.tools is None or tool.name in self.tools)
             for step in script.steps
             if isinstance(step, Answer)
             for tool in step.tools
@@ -110,6 +131,8 @@ class ModelApiRequest:
         return None
 
 
+#: The ``output_format`` of a run that prints text, not JSON lines.
+TEXT = "text"
 #: Linux's limit on the length of a single command-line argument.
 ARG_MAX_STRLEN = 131_072
 #: The CLIs that take the schema as a command-line argument (claude's --json-schema);
@@ -291,6 +314,8 @@ class ModelApiOutcome:
     adaptor: dict[str, Any] | None = None
     #: Exit codes of the session's earlier runs (``earlier_prompts``).
     earlier: tuple[int, ...] = ()
+    #: What the CLI printed when it prints text (``output_format: text``), else None.
+    stdout: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The outcome for reports, with what differs on every run masked."""
@@ -306,6 +331,8 @@ class ModelApiOutcome:
             "files": dict(self.files),
             "adaptor": _stable_view(self.adaptor),
             "earlier": list(self.earlier),
+            # Only a text run has it, so reports of JSON runs stay as they were.
+            **({} if self.stdout is None else {"stdout": self.stdout}),
         }
 
     @classmethod
@@ -321,6 +348,7 @@ class ModelApiOutcome:
             files=tuple(sorted(data.get("files", {}).items())),
             adaptor=data.get("adaptor"),
             earlier=tuple(data.get("earlier", ())),
+            stdout=data.get("stdout"),
         )
 
     def summary(self) -> str:
@@ -354,6 +382,21 @@ def parse_lines(stdout: bytes) -> tuple[object, ...]:
         except ValueError:
             lines.append(raw)
     return tuple(lines)
+
+
+def text_result(stdout: str) -> dict[str, Any]:
+    """
+    The final result of a run that printed text: claude prints its result's
+    text (the structured output as JSON when there is no prose) or its error
+    line, codex its last agent message; ``result`` is that without its line
+    end, ``structured_output`` it parsed as JSON, if it is JSON.
+    """
+    text = stdout[:-1] if stdout.endswith("\n") else stdout
+    try:
+        value = jsonvalue.loads(text)
+    except ValueError:
+        value = None
+    return {"type": "text", "result": text, "structured_output": value}
 
 
 def final_result(cli: str, lines: tuple[object, ...]) -> dict[str, Any] | None:
@@ -416,5 +459,8 @@ def request_of(
         refusal_fallback_model=raw.get("refusal_fallback_model"),
         earlier_prompts=tuple(raw.get("earlier_prompts", ())),
         allowed_tools=tuple(raw.get("allowed_tools", ())),
+        max_turns=raw.get("max_turns"),
+        tools=tuple(raw["tools"]) if "tools" in raw else None,
+        output_last_message=raw.get("output_last_message"),
         adapt=adapt,
     )

@@ -169,6 +169,19 @@ class Loop:
             stream = True
             if self.settled(turn, answer):
                 return
+            if self.out_of_turns():
+                return
+
+    def out_of_turns(self) -> bool:
+        """
+        ``--max-turns N`` (probed): after the Nth answer, when the run would ask
+        again (a call answered, a reminder sent), it ends ``error_max_turns``.
+        """
+        limit = self.settings.max_turns
+        if limit is None or self.talk.answers < limit:
+            return False
+        self.result({"subtype": "error_max_turns", "terminal_reason": "max_turns"})
+        return True
 
     def time_left(self) -> float | None:
         """Seconds until the caller kills the run; raises once they are up."""
@@ -408,6 +421,9 @@ class Loop:
                 fields.update(_AFTER_CALL.get(self.profile.midstream_after_call, {}))  # B-11
             if taking.text_after is not None:
                 fields["result"] = taking.text_after  # prose after the call is the result
+            elif answer.text_after_call and not answer.text_after_call.strip():
+                # Blank prose after the call is never shown, yet it is the result (probed).
+                fields["result"] = answer.text_after_call
             if answer.stop_reason is not None and not answer.midstream_error:
                 fields["stop_reason"] = answer.stop_reason
             self.result(fields)

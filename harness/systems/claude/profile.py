@@ -466,6 +466,8 @@ class ClaudeProfile:
     too_long_requests: int
     #: The CLI's estimate of the tokens it attaches to the first exchange (B-39).
     attached_tokens: int
+    #: Text output names the first error when the attempts run out (B-40).
+    text_names_error: bool
     wraps_notes: bool
     multiple_of_precision: int | None
     resumes_broken_prose: bool

@@ -272,4 +272,18 @@ ROWS: tuple[Entry, ...] = (
         f"B-39 ({_B}): from 2.1.282 the run ends after the first request",
     ),
     *_ATTACHED,
+    # B-40: what the text output prints when the attempts run out (bisected on 2.1.258,
+    # 2.1.259, 2.1.260, 2.1.261, 2.1.263 and 2.1.270).
+    entry(
+        "text_names_error",
+        "<2.1.260",
+        False,
+        f"B-40 ({_B}): up to 2.1.259 text output prints a fixed line for spent attempts",
+    ),
+    entry(
+        "text_names_error",
+        ">=2.1.260",
+        True,
+        f"B-40 ({_B}): from 2.1.260 text output prints the result's first error",
+    ),
 )

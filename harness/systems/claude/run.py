@@ -116,6 +116,8 @@ def run_claude(
     workdir: Path | None = None,
     timeout: float | None = None,
     version: str | None = None,
+    max_turns: int | None = None,
+    tools: Sequence[str] | None = None,
 ) -> ClaudeRun:
     """
     One ``claude -p`` run against the model API behind ``client``.
@@ -128,12 +130,17 @@ def run_claude(
     this run resumes that session, and only this turn's calls count against
     its budget.  With ``timeout`` the run is killed when it passes, as the
     harness kills a real CLI: what was printed stays, the exit code is -9.
+    ``max_turns`` and ``tools`` are ``--max-turns`` and ``--tools``; with
+    ``output_format="text"`` the run prints its result as text (`text_line`).
     """
     env = dict(env or {})
     profile = ClaudeProfile.of(version)
     if words.sends_connectivity_check(profile, env):  # before anything else (B-01)
         _connectivity_check(client, base_url)
-    argv = ["-p", prompt, "--output-format", output_format]
+    text = output_format == "text"  # the result is printed as text once the run is over
+    argv = ["-p", prompt, "--output-format", "json" if text else output_format]
+    if max_turns is not None:
+        argv += ["--max-turns", str(max_turns)]
     if verbose or (verbose is None and output_format == "stream-json"):
         argv.append("--verbose")
     if fallback_model is not None:
@@ -182,10 +189,12 @@ def run_claude(
         timeout=timeout,
         profile=profile,
         model_chosen=chosen is not None or parsed.text("model") is not None,
+        max_turns=max_turns,
     )
     bench = Bench(
         here, workdir or here, env, tuple(allowed_tools), renderer.session_id, renderer.ids, profile
     )
+    bench.offered = None if tools is None else tuple(tools)
     loop = Loop(client, base_url, renderer, settings, bench)
     # The notice's own test of a name is not the suffix's (B-29): the release's ids and
     # any id extending one (2.1.235 names claude-haiku-5-5, not claude-opus-5-5).
@@ -194,15 +203,43 @@ def run_claude(
     try:
         loop.run(prompt, renderer.model)
     except net.TimeoutException:
-        stdout = _stream(out, "stdout")
+        stdout = b"" if text else _stream(out, "stdout")  # text is printed at the end
         stderr = warnings + _notices(loop) + _stream(out, "stderr").decode()
         return ClaudeRun(KILLED, stdout, stderr, timed_out=True)
     prompted = wire.asked(prompt, resumed=bool(resumed))
     history = loop.talk.rendered(loop.model)
     conversation = wire.closed([*resumed, prompted, *history], profile.continue_note)
     stdout = _stream(out, "stdout")
+    if text:
+        shown = text_line(jsonvalue.loads(stdout), max_turns, profile.text_names_error)
+        stdout = shown.encode()
     stderr = warnings + _notices(loop) + _stream(out, "stderr").decode()
     return ClaudeRun(renderer.finish(), stdout, stderr, tuple(conversation))
+
+
+#: The text output's line for spent attempts without an error to name (B-40).
+SPENT = "Failed to provide valid structured output after maximum retries"
+
+
+def text_line(result: Any, max_turns: int | None, names_error: bool = True) -> str:
+    """
+    What the CLI prints for its result without ``--output-format`` (2.1.328's
+    text printer, read in the binary and probed): a success's result text
+    (the structured output as JSON when there is no prose) ending in a line
+    end, an error's line without one; spent attempts name the result's first
+    error from 2.1.260 (``names_error``, B-40), a fixed line before.
+    """
+    subtype = result.get("subtype")
+    if subtype == "success":
+        shown = str(result.get("result", ""))
+        return shown if shown.endswith("\n") else shown + "\n"
+    if subtype == "error_max_turns":
+        return f"Error: Reached max turns ({max_turns})"
+    if subtype == "error_max_structured_output_retries":
+        errors = result.get("errors") or []
+        first = errors[0] if errors and names_error else None
+        return f"Error: {first or SPENT}"
+    return "Execution error"
 
 
 def _stream(out: Output, name: str) -> bytes:

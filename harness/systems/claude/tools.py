@@ -118,14 +118,16 @@ class Pending:
     known: Result | None = None
 
 
+#: What the CLI says of a tool disabled for the session (``--tools``, and some by default).
+DISABLED = "is disabled for this session, in subagents as well as here."
 #: What the CLI adds to "No such tool available: X" for some names (probed).
 _HINTS = {
     "Glob": "Glob is not available in this session \u2014 find files with `find` via the Bash "
     "tool instead.",
     "Grep": "Grep is not available in this session \u2014 search file contents with `grep` via "
     "the Bash tool instead.",
-    "TodoWrite": "TodoWrite is disabled for this session, in subagents as well as here.",
-    "ExitPlanMode": "ExitPlanMode is disabled for this session, in subagents as well as here.",
+    "TodoWrite": f"TodoWrite {DISABLED}",
+    "ExitPlanMode": f"ExitPlanMode {DISABLED}",
 }
 
 
@@ -237,6 +239,8 @@ class Bench:
     shell_cwd: Path | None = None
     #: Where the shell moved to and from since the loop last asked (`moved`).
     moves: list[tuple[Path, Path]] = field(default_factory=list)
+    #: ``--tools``: the built-in tools offered (None: all of them).
+    offered: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         self.shell_cwd = self.cwd
@@ -247,6 +251,10 @@ class Bench:
         """A call's result when it is known at once, else the command it will run."""
         if call.name not in data.TOOLS:
             text = no_such_tool(call.name, case_hint=self.profile.case_hint)
+            return _error(call, f"<tool_use_error>{text}</tool_use_error>", text, None)
+        if self.offered is not None and call.name not in self.offered:
+            # A built-in tool --tools left out (probed on Bash with --tools "").
+            text = f"Error: No such tool available: {call.name}. {call.name} {DISABLED}"
             return _error(call, f"<tool_use_error>{text}</tool_use_error>", text, None)
         issues = input_problems(call.name, call.input)
         if issues:

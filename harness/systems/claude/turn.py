@@ -40,6 +40,8 @@ class Settings:
     #: Whether the run was told its model (ANTHROPIC_MODEL, ``--model``): the default
     #: model runs with the 1M-context beta only when it was not (B-07).
     model_chosen: bool = False
+    #: ``--max-turns N``: the answers the run may get before it must stop asking.
+    max_turns: int | None = None
 
     def long_context(self, model: str) -> bool:
         """Whether ``model`` runs as the 1M-context variant of the default (B-07)."""

@@ -161,6 +161,9 @@ class Answer:
     #: The last text block, blank or not: a run that ends on this answer's prose has it
     #: as its result even when it is not shown.
     last_text: str | None = None
+    #: The last text block after a tool call, blank or not (a blank one is the result
+    #: of a run its call ended: probed, anthropics/claude-code#36033).
+    text_after_call: str | None = None
 
     def take(self, block: dict[str, Any]) -> None:
         """
@@ -171,6 +174,8 @@ class Answer:
         text = block.get("text")
         if block.get("type") == "text" and isinstance(text, str):
             self.last_text = text
+            if any(b.get("type") == "tool_use" for b in self.blocks):
+                self.text_after_call = text
             if text == "":
                 self.blocks.append({**block, EMPTY: True})
                 return

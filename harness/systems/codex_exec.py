@@ -1,0 +1,107 @@
+"""
+What ``codex exec`` makes of a turn beside its JSON events: the text it prints
+without ``--json``, and the ``-o``/``--output-last-message`` file.
+
+The reference model (`harness.systems.codex`) decides a turn and prints its
+JSON events; codex prints the same turn as text from the same events, so the
+text form is derived from them here.  Codex 0.169.0, probed against the fake
+API:
+
+- **Without --json** stdout holds the last agent message and a line end when
+  the turn completed, nothing when it failed; stderr holds a banner (the
+  version, the working directory, the model, the provider, the approval and
+  sandbox modes, the reasoning settings, the session id), ``user`` and the
+  prompt, then each event: a warning item as ``warning: TEXT``, each agent
+  message as ``codex`` and its text, an error and the failed turn each as
+  ``ERROR: TEXT``, a completed turn as ``tokens used`` and the session's
+  input and output tokens.
+- **-o FILE** is written when the run ends: the last agent message without a
+  line end, or nothing (an empty file) when the turn failed.
+
+Not modelled: a reasoning item's and a function call's text lines.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from harness.catalogue import jsonvalue
+from harness.catalogue.lines import json_lines
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+#: The provider the harness configures codex with (`providers_fake.api.realcli.run_codex`).
+PROVIDER = "fake"
+#: The settings codex's banner shows for that provider's unknown model (probed).
+_SETTINGS = (
+    ("approval", "never"),
+    ("sandbox", "read-only"),
+    ("reasoning effort", "none"),
+    ("reasoning summaries", "none"),
+)
+_RULE = "--------"
+
+
+def _events(stdout: bytes) -> list[dict[str, object]]:
+    out: list[dict[str, object]] = []
+    for raw in json_lines(stdout.decode(errors="replace")):
+        try:
+            value = jsonvalue.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            out.append(value)
+    return out
+
+
+def _text(value: object, key: str) -> str:
+    found = value.get(key) if isinstance(value, dict) else None
+    return found if isinstance(found, str) else ""
+
+
+def last_message(stdout: bytes) -> str | None:
+    """The last agent message of a turn that completed, from its JSON events."""
+    events = _events(stdout)
+    if not events or events[-1].get("type") != "turn.completed":
+        return None
+    messages = [
+        _text(event.get("item"), "text")
+        for event in events
+        if event.get("type") == "item.completed"
+        and _text(event.get("item"), "type") == "agent_message"
+    ]
+    return messages[-1] if messages else None
+
+
+def as_text(
+    stdout: bytes, *, prompt: str, model: str, cwd: Path, version: str
+) -> tuple[bytes, str]:
+    """The stdout and stderr codex prints without ``--json`` for the turn ``stdout`` shows."""
+    events = _events(stdout)
+    session = next((_text(e, "thread_id") for e in events if e.get("type") == "thread.started"), "")
+    head = [f"OpenAI Codex v{version}", _RULE, f"workdir: {cwd}", f"model: {model}"]
+    head += [f"provider: {PROVIDER}", *(f"{name}: {value}" for name, value in _SETTINGS)]
+    lines = [*head, f"session id: {session}", _RULE, "user", prompt]
+    for event in events:
+        kind, item = event.get("type"), event.get("item")
+        if kind == "item.completed" and _text(item, "type") == "error":
+            lines.append(f"warning: {_text(item, 'message')}")
+        elif kind == "item.completed" and _text(item, "type") == "agent_message":
+            lines += ["codex", _text(item, "text")]
+        elif kind == "error":
+            lines.append(f"ERROR: {_text(event, 'message')}")
+        elif kind == "turn.failed":
+            lines.append(f"ERROR: {_text(event.get('error'), 'message')}")
+        elif kind == "turn.completed":
+            usage = event.get("usage")
+            counts = usage if isinstance(usage, dict) else {}
+            spent = sum(v for k, v in counts.items() if k in ("input_tokens", "output_tokens"))
+            lines += ["tokens used", str(spent)]
+    last = last_message(stdout)
+    return (b"" if last is None else (last + "\n").encode()), "".join(f"{x}\n" for x in lines)
+
+
+def write_last_message(stdout: bytes, path: Path) -> None:
+    """``-o FILE``: the last agent message, or an empty file when the turn failed."""
+    path.write_text(last_message(stdout) or "")
