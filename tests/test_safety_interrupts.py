@@ -17,6 +17,7 @@ import signal
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -242,28 +243,70 @@ def test_a_run_whose_adaptor_detaches_a_child_and_ignores_sigterm_stops_within_5
     assert sorted(p.name for p in scratch.iterdir()) == []
 
 
+def _console_script(folder: Path) -> Path:
+    """The ``harness`` script as pip writes it from pyproject's entry point, on this tree."""
+    entry = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]["harness"]
+    module, function = entry.split(":")
+    script = folder / "harness"
+    script.write_text(
+        f"#!{sys.executable}\nimport sys\nfrom {module} import {function}\n"
+        f"if __name__ == '__main__':\n    sys.exit({function}())\n"
+    )
+    script.chmod(0o755)
+    return script
+
+
+def _claims_sigterm(pid: int) -> bool | None:
+    """Whether ``pid`` catches SIGTERM (the harness's handlers are in), None once it is gone."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    if "\nState:\tZ" in status:
+        return None
+    caught = next(line for line in status.splitlines() if line.startswith("SigCgt:"))
+    return bool(int(caught.split()[1], 16) & (1 << (signal.SIGTERM - 1)))
+
+
 @pytest.mark.subprocess
-def test_an_interrupt_while_the_command_starts_is_one_line() -> None:
+@pytest.mark.parametrize("argv", [["list", str(SCENARIOS)], ["--help"]], ids=["list", "help"])
+def test_an_interrupt_while_the_command_starts_is_one_line(
+    tmp_path: Path, argv: list[str]
+) -> None:
     """
-    SIGINT at any moment of the start-up: once the harness's first line runs,
-    the one line and exit 2, never a traceback through the harness's modules
-    (before that line the interpreter itself is starting, and Python answers).
+    SIGINT at any moment from 0.01 s to 0.5 s: once the console script's
+    entry point runs (it claims SIGTERM first thing, which /proc shows), the
+    one line and exit 2, or exit 0 when the command finished first; never a
+    traceback.  Before it the interpreter itself is starting and Python
+    answers (docs/safety.md measures that window): such a signal is counted
+    apart, and at least a third of the delays must land after it.
     """
-    ours = str(ROOT / "harness")
-    answered = 0
-    for step in range(12):
+    script = _console_script(tmp_path)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    answered, finished, early = 0, 0, 0
+    for delay in (0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5):
         process = subprocess.Popen(
-            [str(HARNESS), "list", str(SCENARIOS)],
+            [str(script), *argv],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
+            env=env,
             preexec_fn=_default_sigint,  # noqa: PLW1509 - the test starts no threads
         )
-        time.sleep(0.05 * step)
+        time.sleep(delay)
+        ours = _claims_sigterm(process.pid)
         process.send_signal(signal.SIGINT)
         _, err = process.communicate(timeout=60)
         text = err.decode(errors="replace")
-        assert f'File "{ours}' not in text, text
+        if ours is False:  # still in the interpreter's start-up: Python's to answer
+            early += 1
+            continue
+        assert "Traceback" not in text, (delay, text)
+        assert "Exception ignored" not in text, (delay, text)
+        assert process.returncode in (0, 2), (delay, process.returncode, text)
         if process.returncode == 2:
-            assert text == "harness: interrupted\n"
+            assert text == "harness: interrupted\n", (delay, text)
             answered += 1
+        else:
+            finished += 1
     assert answered > 0
+    assert early <= 8, f"{early} of 12 signals landed before the entry point ran"
