@@ -270,9 +270,7 @@ def _claims_sigterm(pid: int) -> bool | None:
 
 @pytest.mark.subprocess
 @pytest.mark.parametrize("argv", [["list", str(SCENARIOS)], ["--help"]], ids=["list", "help"])
-def test_an_interrupt_while_the_command_starts_is_one_line(
-    tmp_path: Path, argv: list[str]
-) -> None:
+def test_an_interrupt_while_the_command_starts_is_one_line(tmp_path: Path, argv: list[str]) -> None:
     """
     SIGINT at any moment from 0.01 s to 0.5 s: once the console script's
     entry point runs (it claims SIGTERM first thing, which /proc shows), the
