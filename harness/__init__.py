@@ -5,7 +5,7 @@ The public surface is small: load a catalogue, run a scenario on a target,
 read the canonical outcome.  Everything else is private and may change.
 Names are resolved lazily so that the pytest plugin, which pytest imports
 before anything else, does not drag the whole harness in with it, and so that
-the ``harness`` command (`harness.entry`) claims SIGINT and SIGTERM before
+the ``harness`` command (`harness.__main__`) claims SIGINT and SIGTERM before
 anything heavy loads.
 """
 
