@@ -308,3 +308,92 @@ def test_an_interrupt_while_the_command_starts_is_one_line(tmp_path: Path, argv:
             finished += 1
     assert answered > 0
     assert early <= 8, f"{early} of 12 signals landed before the entry point ran"
+
+
+#: Writes the reports as a run does, each writer and each rename slowed down, so
+#: that a signal lands inside the swap: while rendering, staging or renaming.
+_SWAP = """\
+import os, sys, time
+from pathlib import Path
+from harness import signals
+from harness.reports import render
+
+signals.terminate_gracefully()
+replace = os.replace
+def slow_replace(source, target):
+    time.sleep(0.03)
+    replace(source, target)
+os.replace = slow_replace
+def slow(name):
+    def writer(report):
+        time.sleep(0.03)
+        return f"the new run's {name}\\n"
+    return writer
+for name in render.WRITERS:
+    render.WRITERS[name] = slow(name)
+print("writing", flush=True)
+try:
+    render.write(render.Report.build((), (), (), Path.cwd()), Path(sys.argv[1]))
+except KeyboardInterrupt:
+    sys.exit(2)
+"""
+
+
+def _one_set(folder: Path, before: dict[str, bytes]) -> str:
+    now = _snapshot(folder)
+    if now == before:
+        return "old"
+    assert now == {n: f"the new run's {n}\n".encode() for n in render.WRITERS}, sorted(now)
+    return "new"
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL], ids=["term", "kill"])
+def test_a_swap_stopped_anywhere_leaves_one_set_and_nothing_beside_it(
+    tmp_path: Path, signum: int
+) -> None:
+    """
+    SIGTERM at points all through the swap (rendering, staging, the renames
+    it holds signals over) leaves the old set or the new one and no staged
+    file; a run killed outright (SIGKILL, which no process can answer) may
+    leave staged files, which the next run into the folder removes before
+    it writes or runs anything.
+    """
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    seen = set()
+    for step in range(10):
+        folder = tmp_path / f"reports-{step}"
+        before = _previous_reports(folder)
+        process = subprocess.Popen(
+            [sys.executable, "-c", _SWAP, str(folder)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+        assert process.stdout is not None
+        assert process.stdout.readline() == b"writing\n"
+        time.sleep(0.06 * step)
+        process.send_signal(signum)
+        _, err = process.communicate(timeout=60)
+        assert b"Traceback" not in err, err.decode()
+        names = {p.name for p in folder.iterdir()}
+        staged = {n for n in names if n.startswith(".")}
+        if signum == signal.SIGTERM:
+            assert process.returncode in (0, 2), err.decode()
+            assert staged == set()
+            seen.add(_one_set(folder, before))
+        else:  # nothing runs on SIGKILL: inside the renames the set can be mixed
+            render.check_writable(folder)  # what the next run does first
+            assert {p.name for p in folder.iterdir()} == names - staged
+            seen.add("staged" if staged else "clean")
+        assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith("reports-")) == []
+    assert seen >= ({"old", "new"} if signum == signal.SIGTERM else {"staged"})
+
+
+def test_a_staged_file_of_a_run_still_writing_is_left_alone(tmp_path: Path) -> None:
+    folder = tmp_path / "reports"
+    folder.mkdir()
+    mine = folder / f".matrix.md.{os.getpid()}.abc.tmp"
+    mine.write_text("being written")
+    assert render.check_writable(folder) is None
+    assert [p.name for p in folder.iterdir()] == [mine.name]
