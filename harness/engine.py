@@ -376,7 +376,7 @@ class Session:
         """
         if not self.results and not self.problems():
             return []
-        lines = []
+        lines = self._unclaimed_line()  # first: what this run's verdicts did not use
         skips = render.skip_counts(self.results)
         baselines = self.baselines_and_problems()[0]
         stale_entries = self.stale_entries()
@@ -418,7 +418,6 @@ class Session:
             ]
             if baseline is None and (counts["failed"] or counts["errored"]):
                 lines.append(f"harness: {target}: {self._no_baseline(target)}")
-        lines += self._unclaimed_line()
         lines += self._failing_cases()
         if self.show_known:
             lines += self._known_diffs(baselines)

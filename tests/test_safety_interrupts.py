@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from harness.reports import render
+from tests.peak import LIMIT_MIB, finish
 
 ROOT = Path(__file__).resolve().parent.parent
 HARNESS = Path(sys.executable).parent / "harness"
@@ -124,9 +125,11 @@ def test_an_interrupted_run_keeps_the_reports_and_leaves_nothing(
     )
     time.sleep(delay)
     os.killpg(process.pid, signum)  # as a terminal or a CI runner signals the whole job
-    output, _ = process.communicate(timeout=120)
+    output, peak = finish(process, timeout=120)
     shown = output.decode(errors="replace")[-2000:]
     assert process.returncode == 2, shown
+    assert peak < LIMIT_MIB, f"{peak:.0f} MiB"
+    print(f"peak {peak:.0f} MiB")
     assert _snapshot(tmp_path / "reports") == before
     assert _left_behind(str(scratch)) == []
     assert sorted(p.name for p in scratch.iterdir()) == []
@@ -228,15 +231,13 @@ def test_a_run_whose_adaptor_detaches_a_child_and_ignores_sigterm_stops_within_5
     time.sleep(4.0)  # the adaptor hangs on the first case, its detached child holding stderr
     os.killpg(process.pid, signum)
     sent = time.monotonic()
-    try:
-        output, _ = process.communicate(timeout=30)
-    finally:
-        if process.poll() is None:
-            process.kill()
+    output, peak = finish(process, timeout=30)
     took = time.monotonic() - sent
     shown = output.decode(errors="replace")[-2000:]
     assert process.returncode == 2, shown
     assert took < 5, shown
+    assert peak < LIMIT_MIB, f"{peak:.0f} MiB"
+    print(f"peak {peak:.0f} MiB")
     assert "Traceback" not in shown
     assert _snapshot(tmp_path / "reports") == before
     assert _left_behind(str(scratch)) == []
@@ -317,6 +318,7 @@ import os, sys, time
 from pathlib import Path
 from harness import signals
 from harness.reports import render
+from tests.peak import LIMIT_MIB, finish
 
 signals.terminate_gracefully()
 replace = os.replace
