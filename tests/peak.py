@@ -27,7 +27,8 @@ def finish(process: subprocess.Popen[bytes], timeout: float) -> tuple[bytes, flo
 
     def read() -> None:
         assert process.stdout is not None
-        while chunk := process.stdout.read1(65536):
+        fd = process.stdout.fileno()
+        while chunk := os.read(fd, 65536):
             chunks.append(chunk)
 
     reader = threading.Thread(target=read, daemon=True)
