@@ -4,42 +4,19 @@ A conformance harness and simulator for structured output from coding agents.
 The public surface is small: load a catalogue, run a scenario on a target,
 read the canonical outcome.  Everything else is private and may change.
 Names are resolved lazily so that the pytest plugin, which pytest imports
-before anything else, does not drag the whole harness in with it.
+before anything else, does not drag the whole harness in with it, and so that
+the ``harness`` command (`harness.__main__`) claims SIGINT and SIGTERM before
+anything heavy loads.
 """
 
 from __future__ import annotations
 
-import os
-import sys
+from importlib import import_module
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-# The C module: ``signal`` builds enums on import, long enough for a signal to land in.
-_signal: Any = __import__("_signal")
-
-
-def _starting(signum: int, frame: object) -> None:
-    """
-    SIGINT or SIGTERM while the ``harness`` command is still importing, before
-    `harness.signals` takes over: nothing is started yet, so nothing needs
-    undoing, and the user gets the one line and the status any interrupt gets.
-    """
-    print("harness: interrupted", file=sys.stderr)
-    raise SystemExit(2)
-
-
-if os.path.basename(getattr(sys, "argv", [""])[0] or "") == "harness":
-    # Only the command: the pytest plugin and library users keep their own handlers.
-    if _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler:
-        _signal.signal(_signal.SIGINT, _starting)
-    if _signal.getsignal(_signal.SIGTERM) == _signal.SIG_DFL:
-        _signal.signal(_signal.SIGTERM, _starting)
-
-from importlib import import_module  # noqa: E402 - after the handlers: imports take time
-
-if TYPE_CHECKING:
     from harness.catalogue.loader import Loaded, load
     from harness.catalogue.outcome import CAUSES, ERROR_KINDS, Diagnostic, Outcome
     from harness.catalogue.scenario import Scenario

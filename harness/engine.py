@@ -281,6 +281,11 @@ class Session:
                                 f"names {baseline.target!r}, not {name!r}",
                             )
                         )
+            if self.strict_baseline:
+                problems += [
+                    Problem(str(path), 1, 1, "target", f"names {name!r}, a target not in this run")
+                    for path, name in self._unclaimed_baselines()
+                ]
             problems += self.expectations()[1]
             self.checked = (baselines, problems)
         return self.checked
@@ -371,7 +376,7 @@ class Session:
         """
         if not self.results and not self.problems():
             return []
-        lines = []
+        lines = self._unclaimed_line()  # first: what this run's verdicts did not use
         skips = render.skip_counts(self.results)
         baselines = self.baselines_and_problems()[0]
         stale_entries = self.stale_entries()
@@ -439,11 +444,11 @@ class Session:
         lines += [f"harness: rejected {problem}" for problem in self.problems()]
         return lines
 
-    def _unclaimed_baselines(self) -> list[str]:
+    def _unclaimed_baselines(self) -> list[tuple[Path, str]]:
         """
-        The baselines of the folder whose target is not in this run, each as
-        ``FILE (TARGET)``: named beside a target that has none, they show a
-        target named otherwise than its baseline, which would go unjudged.
+        The baselines of the folder whose target is not in this run, each with
+        the target it names: never read, so said (a target named otherwise than
+        its baseline would go unjudged), and with ``--strict-baseline`` an error.
         """
         if self.baselines is None or not self.baselines.is_dir():
             return []
@@ -457,8 +462,18 @@ class Session:
             except yamlpos.YAMLProblem:
                 continue  # not a baseline this run reads: its problems are not this run's
             if isinstance(document, dict) and isinstance(document.get("target"), str):
-                unclaimed.append(f"{shown_path(str(path))} ({document['target']})")
+                unclaimed.append((path, document["target"]))
         return unclaimed
+
+    def _unclaimed_line(self) -> list[str]:
+        unclaimed = self._unclaimed_baselines()
+        if not unclaimed or self.strict_baseline:  # strict: each is a rejected file
+            return []
+        shown = ", ".join(f"{shown_path(str(path))} ({name})" for path, name in unclaimed)
+        return [
+            f"harness: baselines: {len(unclaimed)} not read, their target not in this run: "
+            f"{shown}; --strict-baseline makes this an error"
+        ]
 
     def _no_baseline(self, target: str) -> str:
         """Why no baseline judged ``target``'s failures, and where one would be read."""
@@ -468,9 +483,7 @@ class Session:
         if path is None:
             return "no baseline (name the target, NAME=SPEC, to read DIR/NAME.yaml)"
         where = shown_path(str(path))
-        others = self._unclaimed_baselines()
-        unread = f"; not read, their target not in this run: {', '.join(others)}" if others else ""
-        return f"no baseline at {where} (harness baseline --target {target}=... writes one){unread}"
+        return f"no baseline at {where} (harness baseline --target {target}=... writes one)"
 
     def _failing_cases(self) -> list[str]:
         """

@@ -63,7 +63,8 @@ def terminate_gracefully() -> None:
     Make SIGTERM a ``KeyboardInterrupt``, where nobody else has claimed the
     signal, and note SIGINT where Python's own handler has it.
     """
-    starting = getattr(sys.modules.get("harness"), "_starting", None)
+    # What `harness.__main__` claimed while the command loaded is ours to take over.
+    starting = getattr(sys.modules.get("harness.__main__"), "starting", None)
     if signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, starting):
         signal.signal(signal.SIGTERM, _interrupt)
     if signal.getsignal(signal.SIGINT) in (signal.default_int_handler, starting):

@@ -8,7 +8,9 @@ crash, hang, wrong-seq, garbage, invalid-outcome, errored or skipped; or
 nan (a reply holding NaN), orphan (start a child that keeps stdout open,
 then exit), detach (start a child in a session of its own that keeps stdout
 and stderr open, then exit), detach-hang (the same, then ignore SIGTERM and
-hang), chatty (write 64 MiB to stderr, then answer properly) or env
+hang), double-fork (start ``sleep 300.25`` through a double fork and
+``setsid``, its streams closed, out of the adaptor's group and tree, then
+answer properly), chatty (write 64 MiB to stderr, then answer properly) or env
 (report the names of the variables it was given, as an error).
 """
 
@@ -48,6 +50,10 @@ def main() -> int:
                     return 0
                 signal.signal(signal.SIGTERM, signal.SIG_IGN)
                 time.sleep(3600)
+            if mode == "double-fork":
+                _double_fork(["sleep", "300.25"])
+                print(json.dumps(serve._answer(message)), flush=True)
+                continue
             if mode == "chatty":
                 block = b"x" * 65536
                 for _ in range(1024):
@@ -68,6 +74,20 @@ def main() -> int:
             continue
         print(json.dumps(serve._answer(message)), flush=True)
     return 0
+
+
+def _double_fork(argv: list[str]) -> None:
+    """The daemon's way out: fork, setsid, fork again, the middle one exits at once."""
+    middle = os.fork()
+    if middle == 0:
+        os.setsid()
+        if os.fork() == 0:
+            null = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(null, fd)
+            os.execvp(argv[0], argv)
+        os._exit(0)
+    os.waitpid(middle, 0)
 
 
 if __name__ == "__main__":

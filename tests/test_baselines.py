@@ -370,6 +370,44 @@ def test_a_baseline_for_another_catalogue_is_one_summary_line(
     assert "skips[0].driver: no scenario drives 'cursor'" in out
 
 
+@pytest.mark.parametrize("given", [True, False], ids=["--baselines", "./baselines"])
+def test_a_baseline_for_a_target_not_in_the_run_is_one_summary_line(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    given: bool,
+) -> None:
+    """
+    Its file is never read, so the run says so in one line (a target named
+    otherwise than its baseline would go unjudged); with --strict-baseline,
+    like an entry naming an unknown scenario, it is a rejected file, exit 4.
+    """
+    monkeypatch.chdir(tmp_path)
+    baselines = tmp_path / "baselines"
+    baselines.mkdir()
+    for name in ("reference-inproc", "nodeadaptor", "old-sdk"):
+        (baselines / f"{name}.yaml").write_text(f"target: {name}\nknown_failures: []\n")
+    (baselines / "notes.yaml").write_text("- not a baseline\n")  # no target: not one
+    argv = ["run", str(ROOT / "scenarios" / "agent-cli" / "codex"), "--target", "reference-inproc"]
+    argv += ["-k", "codex-happy", "--reports", ""]
+    argv += ["--baselines", str(baselines)] if given else []
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    said = [line for line in out.splitlines() if "target not in this run" in line]
+    shown = "baselines/"  # shown from the working folder, as every path of the summary
+    assert said == [
+        f"harness: baselines: 2 not read, their target not in this run: "
+        f"{shown}nodeadaptor.yaml (nodeadaptor), {shown}old-sdk.yaml (old-sdk); "
+        "--strict-baseline makes this an error"
+    ], out
+    assert main([*argv, "--strict-baseline"]) == 4
+    out = capsys.readouterr().out
+    rejected = [line for line in out.splitlines() if line.startswith("harness: rejected ")]
+    assert len(rejected) == 2, out
+    assert "old-sdk.yaml:1:1: target: names 'old-sdk', a target not in this run" in rejected[1]
+    assert not [line for line in out.splitlines() if "harness: baselines:" in line]
+
+
 SLY = f"sly=cmd:{sys.executable} {ROOT / 'tests' / 'misbehaving_adaptor.py'} skipped:codex-happy"
 
 

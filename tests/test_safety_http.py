@@ -10,11 +10,15 @@ with its reason, and the run goes on.
 from __future__ import annotations
 
 import contextlib
+import re
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 
@@ -22,6 +26,10 @@ from harness.catalogue import loader
 from harness.seams.case import execute
 from harness.targets import HttpService
 from harness.targets.http import MAX_BODY
+from tests.peak import LIMIT_MIB, finish
+
+HARNESS = Path(sys.executable).parent / "harness"
+THRONG = Path(__file__).resolve().parent.parent / "scenarios" / "service-api" / "throng"
 
 Answer = Callable[[socket.socket], None]
 
@@ -118,3 +126,25 @@ def test_a_misbehaving_service_is_one_errored_case(
     assert elapsed < 20  # the trickle alone would take 40 s
     if answer in (_trickle, _trickle_head, _endless_head):
         assert elapsed < 4  # one deadline for the call, headers included
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize(
+    "answer",
+    [_trickle_head, _endless_head, _endless],
+    ids=["trickle-head", "endless-head", "endless"],
+)
+def test_a_run_against_a_misbehaving_service_stays_under_300_mib(answer: Answer) -> None:
+    """The whole command, not just the call: its peak resident set, read by wait4."""
+    argv = [str(HARNESS), "run", str(THRONG), "-k", "throng-format-absent", "--reports", ""]
+    with _serving(answer) as url:
+        process = subprocess.Popen(
+            [*argv, "--target", f"http:{url}"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+        )
+        output, peak = finish(process, timeout=120)
+    shown = output.decode(errors="replace")[-2000:]
+    assert process.returncode == 1, shown  # the errored case fails the run, and nothing more
+    assert re.search(r": 0 passed, 0 failed, [1-9]\d* errored, 0 skipped", shown), shown
+    assert "Traceback" not in shown
+    assert peak < LIMIT_MIB, f"{peak:.0f} MiB"
+    print(f"peak {peak:.0f} MiB")

@@ -17,11 +17,13 @@ import signal
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 import pytest
 
 from harness.reports import render
+from tests.peak import LIMIT_MIB, finish
 
 ROOT = Path(__file__).resolve().parent.parent
 HARNESS = Path(sys.executable).parent / "harness"
@@ -123,9 +125,11 @@ def test_an_interrupted_run_keeps_the_reports_and_leaves_nothing(
     )
     time.sleep(delay)
     os.killpg(process.pid, signum)  # as a terminal or a CI runner signals the whole job
-    output, _ = process.communicate(timeout=120)
+    output, peak = finish(process, timeout=120)
     shown = output.decode(errors="replace")[-2000:]
     assert process.returncode == 2, shown
+    assert peak < LIMIT_MIB, f"{peak:.0f} MiB"
+    print(f"peak {peak:.0f} MiB")
     assert _snapshot(tmp_path / "reports") == before
     assert _left_behind(str(scratch)) == []
     assert sorted(p.name for p in scratch.iterdir()) == []
@@ -227,43 +231,171 @@ def test_a_run_whose_adaptor_detaches_a_child_and_ignores_sigterm_stops_within_5
     time.sleep(4.0)  # the adaptor hangs on the first case, its detached child holding stderr
     os.killpg(process.pid, signum)
     sent = time.monotonic()
-    try:
-        output, _ = process.communicate(timeout=30)
-    finally:
-        if process.poll() is None:
-            process.kill()
+    output, peak = finish(process, timeout=30)
     took = time.monotonic() - sent
     shown = output.decode(errors="replace")[-2000:]
     assert process.returncode == 2, shown
     assert took < 5, shown
+    assert peak < LIMIT_MIB, f"{peak:.0f} MiB"
+    print(f"peak {peak:.0f} MiB")
     assert "Traceback" not in shown
     assert _snapshot(tmp_path / "reports") == before
     assert _left_behind(str(scratch)) == []
     assert sorted(p.name for p in scratch.iterdir()) == []
 
 
+def _console_script(folder: Path) -> Path:
+    """The ``harness`` script as pip writes it from pyproject's entry point, on this tree."""
+    entry = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]["harness"]
+    module, function = entry.split(":")
+    script = folder / "harness"
+    script.write_text(
+        f"#!{sys.executable}\nimport sys\nfrom {module} import {function}\n"
+        f"if __name__ == '__main__':\n    sys.exit({function}())\n"
+    )
+    script.chmod(0o755)
+    return script
+
+
+def _claims_sigterm(pid: int) -> bool | None:
+    """Whether ``pid`` catches SIGTERM (the harness's handlers are in), None once it is gone."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    if "\nState:\tZ" in status:
+        return None
+    caught = next(line for line in status.splitlines() if line.startswith("SigCgt:"))
+    return bool(int(caught.split()[1], 16) & (1 << (signal.SIGTERM - 1)))
+
+
 @pytest.mark.subprocess
-def test_an_interrupt_while_the_command_starts_is_one_line() -> None:
+@pytest.mark.parametrize("argv", [["list", str(SCENARIOS)], ["--help"]], ids=["list", "help"])
+def test_an_interrupt_while_the_command_starts_is_one_line(tmp_path: Path, argv: list[str]) -> None:
     """
-    SIGINT at any moment of the start-up: once the harness's first line runs,
-    the one line and exit 2, never a traceback through the harness's modules
-    (before that line the interpreter itself is starting, and Python answers).
+    SIGINT at any moment from 0.01 s to 0.5 s: once the console script's
+    entry point runs (it claims SIGTERM first thing, which /proc shows), the
+    one line and exit 2, or exit 0 when the command finished first; never a
+    traceback.  Before it the interpreter itself is starting and Python
+    answers (docs/safety.md measures that window): such a signal is counted
+    apart, and at least a third of the delays must land after it.
     """
-    ours = str(ROOT / "harness")
-    answered = 0
-    for step in range(12):
+    script = _console_script(tmp_path)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    answered, finished, early = 0, 0, 0
+    for delay in (0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5):
         process = subprocess.Popen(
-            [str(HARNESS), "list", str(SCENARIOS)],
+            [str(script), *argv],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
+            env=env,
             preexec_fn=_default_sigint,  # noqa: PLW1509 - the test starts no threads
         )
-        time.sleep(0.05 * step)
+        time.sleep(delay)
+        ours = _claims_sigterm(process.pid)
         process.send_signal(signal.SIGINT)
         _, err = process.communicate(timeout=60)
         text = err.decode(errors="replace")
-        assert f'File "{ours}' not in text, text
+        if ours is False:  # still in the interpreter's start-up: Python's to answer
+            early += 1
+            continue
+        assert "Traceback" not in text, (delay, text)
+        assert "Exception ignored" not in text, (delay, text)
+        assert process.returncode in (0, 2), (delay, process.returncode, text)
         if process.returncode == 2:
-            assert text == "harness: interrupted\n"
+            assert text == "harness: interrupted\n", (delay, text)
             answered += 1
+        else:
+            finished += 1
     assert answered > 0
+    assert early <= 8, f"{early} of 12 signals landed before the entry point ran"
+
+
+#: Writes the reports as a run does, each writer and each rename slowed down, so
+#: that a signal lands inside the swap: while rendering, staging or renaming.
+_SWAP = """\
+import os, sys, time
+from pathlib import Path
+from harness import signals
+from harness.reports import render
+from tests.peak import LIMIT_MIB, finish
+
+signals.terminate_gracefully()
+replace = os.replace
+def slow_replace(source, target):
+    time.sleep(0.03)
+    replace(source, target)
+os.replace = slow_replace
+def slow(name):
+    def writer(report):
+        time.sleep(0.03)
+        return f"the new run's {name}\\n"
+    return writer
+for name in render.WRITERS:
+    render.WRITERS[name] = slow(name)
+print("writing", flush=True)
+try:
+    render.write(render.Report.build((), (), (), Path.cwd()), Path(sys.argv[1]))
+except KeyboardInterrupt:
+    sys.exit(2)
+"""
+
+
+def _one_set(folder: Path, before: dict[str, bytes]) -> str:
+    now = _snapshot(folder)
+    if now == before:
+        return "old"
+    assert now == {n: f"the new run's {n}\n".encode() for n in render.WRITERS}, sorted(now)
+    return "new"
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL], ids=["term", "kill"])
+def test_a_swap_stopped_anywhere_leaves_one_set_and_nothing_beside_it(
+    tmp_path: Path, signum: int
+) -> None:
+    """
+    SIGTERM at points all through the swap (rendering, staging, the renames
+    it holds signals over) leaves the old set or the new one and no staged
+    file; a run killed outright (SIGKILL, which no process can answer) may
+    leave staged files, which the next run into the folder removes before
+    it writes or runs anything.
+    """
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    seen = set()
+    for step in range(10):
+        folder = tmp_path / f"reports-{step}"
+        before = _previous_reports(folder)
+        process = subprocess.Popen(
+            [sys.executable, "-c", _SWAP, str(folder)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+        assert process.stdout is not None
+        assert process.stdout.readline() == b"writing\n"
+        time.sleep(0.06 * step)
+        process.send_signal(signum)
+        _, err = process.communicate(timeout=60)
+        assert b"Traceback" not in err, err.decode()
+        names = {p.name for p in folder.iterdir()}
+        staged = {n for n in names if n.startswith(".")}
+        if signum == signal.SIGTERM:
+            assert process.returncode in (0, 2), err.decode()
+            assert staged == set()
+            seen.add(_one_set(folder, before))
+        else:  # nothing runs on SIGKILL: inside the renames the set can be mixed
+            render.check_writable(folder)  # what the next run does first
+            assert {p.name for p in folder.iterdir()} == names - staged
+            seen.add("staged" if staged else "clean")
+        assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith("reports-")) == []
+    assert seen >= ({"old", "new"} if signum == signal.SIGTERM else {"staged"})
+
+
+def test_a_staged_file_of_a_run_still_writing_is_left_alone(tmp_path: Path) -> None:
+    folder = tmp_path / "reports"
+    folder.mkdir()
+    mine = folder / f".matrix.md.{os.getpid()}.abc.tmp"
+    mine.write_text("being written")
+    assert render.check_writable(folder) is None
+    assert [p.name for p in folder.iterdir()] == [mine.name]

@@ -34,11 +34,11 @@ def _adaptor(mode: str, victim: str) -> ProtocolAdaptor:
     return ProtocolAdaptor("bad", argv, grace=0.5)
 
 
-def _sleepers() -> list[str]:
+def _sleepers(seconds: str = "271") -> list[str]:
     found = []
     for entry in Path("/proc").glob("[0-9]*"):
         try:
-            if (entry / "cmdline").read_bytes() == b"sleep\x00271\x00":
+            if (entry / "cmdline").read_bytes() == f"sleep\x00{seconds}\x00".encode():
                 found.append(entry.name)
         except OSError:
             continue
@@ -76,7 +76,8 @@ def test_an_adaptor_that_exits_leaving_a_child_is_reported_as_exited(
     [
         ("detach", custody.PID_NAMESPACE, "adaptor exited with status 0 before answering"),
         ("detach-hang", custody.PID_NAMESPACE, "adaptor did not answer within 10.5 s"),
-        ("detach-hang", custody.PROCESS_GROUP, "adaptor did not answer within 10.5 s"),
+        ("detach", custody.SUBREAPER, "adaptor exited with status 0 before answering"),
+        ("detach-hang", custody.SUBREAPER, "adaptor did not answer within 10.5 s"),
     ],
 )
 def test_an_adaptor_whose_child_leaves_its_session_cannot_hang_the_run(
@@ -85,7 +86,7 @@ def test_an_adaptor_whose_child_leaves_its_session_cannot_hang_the_run(
     """A child that calls setsid, holding stderr and stdout, is out of the adaptor's group."""
     if held == custody.PID_NAMESPACE and custody.bubblewrap() is None:
         pytest.skip("bubblewrap cannot make a PID namespace on this machine")
-    if held == custody.PROCESS_GROUP:
+    if held == custody.SUBREAPER:
         monkeypatch.setattr(custody, "bubblewrap", lambda: None)
     assert custody.how() == held
     adaptor = _adaptor(mode, "codex-happy")
@@ -98,6 +99,30 @@ def test_an_adaptor_whose_child_leaves_its_session_cannot_hang_the_run(
     assert result.status == "errored"
     assert reason in (result.reason or "")
     assert _sleepers() == []
+
+
+@pytest.mark.subprocess
+def test_a_double_forked_child_of_an_adaptor_ends_with_it_without_bubblewrap(
+    catalogue: loader.Loaded, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """
+    A daemon's double fork and setsid, its streams closed: out of the group
+    and, its parent gone, out of the adaptor's tree.  Without bubblewrap the
+    custody shim, a child subreaper, is handed the orphan, and the sweep at
+    the adaptor's end finds it below the shim.
+    """
+    monkeypatch.setattr(custody, "bubblewrap", lambda: None)
+    if not custody.subreaper():
+        pytest.skip("no PR_SET_CHILD_SUBREAPER here (not Linux)")
+    assert custody.how() == custody.SUBREAPER
+    adaptor = _adaptor("double-fork", "codex-happy")
+    try:
+        result = execute(next(s for s in catalogue.scenarios if s.id == "codex-happy"), adaptor)
+        assert result.status == "passed", result.reason
+        assert len(_sleepers("300.25")) == 1  # it ran, and outlived its parent
+    finally:
+        adaptor.close()
+    assert _sleepers("300.25") == []
 
 
 @pytest.mark.subprocess

@@ -11,11 +11,13 @@ kernel kills everything else in it, whatever session or group it moved to.
 (Its price: a program killed by signal N is seen to exit with 128 + N, as
 bubblewrap reports it; the fakes, which scenarios make die by a signal and
 which start nothing, run without it.)  Where bubblewrap cannot, a program
-runs in a process group of its own, and `end` kills the group and, before
-it, every descendant it can find through ``/proc`` (a child that left the
-group but not its parent); what double-forks out of the tree before the end
-is the one thing that can escape there, and `how` says which of the two a
-run used.
+runs in a process group of its own under the custody shim (`reaper`), a
+child subreaper: what double-forks out of the tree is handed to the shim
+rather than to init, so it stays below the program's launch, the shim kills
+it when the program ends, and `end` kills it with the rest (every
+descendant found through ``/proc``, then the group).  Only where the shim
+cannot claim orphans (not Linux) can a double-forked child escape, and
+`how` says which of the three a run used.
 
 The harness never blocks on a child either: pipes are read through
 `drain`, which stops when told even if a descendant still holds the write
@@ -31,6 +33,7 @@ import selectors
 import shutil
 import signal
 import subprocess
+import sys
 import threading
 import time
 from functools import cache
@@ -40,7 +43,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-PID_NAMESPACE, PROCESS_GROUP = "PID namespace", "process group"
+PID_NAMESPACE, SUBREAPER = "PID namespace", "process group under a subreaper"
+PROCESS_GROUP = "process group"
+#: The custody shim, run as a script by the interpreter running the harness.
+REAPER = Path(__file__).with_name("reaper.py")
 
 #: A shared view of the whole file system, in a PID namespace of its own.
 _NAMESPACE = ["--dev-bind", "/", "/", "--proc", "/proc", "--unshare-pid", "--die-with-parent"]
@@ -61,27 +67,70 @@ def bubblewrap() -> str | None:
     return found if done.returncode == 0 else None
 
 
+@cache
+def subreaper() -> bool:
+    """Whether the custody shim can claim orphans here (Linux's ``PR_SET_CHILD_SUBREAPER``)."""
+    if not sys.platform.startswith("linux") or not REAPER.is_file():
+        return False
+    try:
+        done = subprocess.run(
+            [*_shim(), sys.executable, "-I", "-S", "-c", "import os; print(os.getppid())"],
+            capture_output=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    # Without the prctl the shim becomes the program, whose parent is then this process.
+    return done.returncode == 0 and done.stdout.strip() != str(os.getpid()).encode()
+
+
+def _shim() -> list[str]:
+    return [sys.executable, "-I", "-S", str(REAPER)]
+
+
 def how() -> str:
-    """How this machine holds the harness's children: `PID_NAMESPACE` or `PROCESS_GROUP`."""
-    return PID_NAMESPACE if bubblewrap() else PROCESS_GROUP
+    """How the harness holds its children here: `PID_NAMESPACE`, `SUBREAPER`, `PROCESS_GROUP`."""
+    if bubblewrap():
+        return PID_NAMESPACE
+    return SUBREAPER if subreaper() else PROCESS_GROUP
 
 
 def contained(argv: Sequence[str], path: str | None = None) -> list[str]:
     """
-    ``argv`` made to run in a PID namespace of its own (unchanged without
-    bubblewrap, or when it already runs under bubblewrap, which makes one).
-    Started with ``start_new_session=True``, killing its group with
-    SIGKILL then ends it and everything it started.  A program that cannot
+    ``argv`` made to run in a PID namespace of its own, or without
+    bubblewrap under the custody shim (unchanged where neither holds, or when
+    it already runs under bubblewrap, which makes one).  Started with
+    ``start_new_session=True``, `end` then ends it and everything it started.  A program that cannot
     be found on ``path`` (the child's ``PATH``) raises the `OSError` that
     starting it bare would, not an exit of bubblewrap.
     """
     bwrap = bubblewrap()
-    if bwrap is None or not argv or argv[0] == bwrap:
+    if bwrap is None:
+        return reaped(argv, path)
+    if not argv or argv[0] == bwrap:
         return list(argv)
-    if shutil.which(argv[0], path=path) is None:
-        code = errno.EACCES if os.path.exists(argv[0]) and os.sep in argv[0] else errno.ENOENT
-        raise OSError(code, os.strerror(code), argv[0])
+    _findable(argv[0], path)
     return [bwrap, *_NAMESPACE, "--", *argv]
+
+
+def reaped(argv: Sequence[str], path: str | None = None) -> list[str]:
+    """
+    ``argv`` run under the custody shim, a child subreaper: whatever it
+    double-forks away stays below it and ends with it (unchanged where the
+    shim cannot claim orphans).  The `OSError` of a program not found, as
+    `contained`.
+    """
+    if not argv or not subreaper():
+        return list(argv)
+    _findable(argv[0], path)
+    return [*_shim(), *argv]
+
+
+def _findable(program: str, path: str | None) -> None:
+    if shutil.which(program, path=path) is None:
+        code = errno.EACCES if os.path.exists(program) and os.sep in program else errno.ENOENT
+        raise OSError(code, os.strerror(code), program)
 
 
 def _children() -> dict[int, list[int]]:

@@ -13,11 +13,9 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import tempfile
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,7 +26,7 @@ from harness.catalogue import loader
 from harness.catalogue.clauses import families, registry
 from harness.catalogue.scenario import Scenario
 from harness.exceptions import Problem
-from harness.reports import about, html, junit, versions
+from harness.reports import about, html, junit, staging, versions
 from harness.reports import drift as drifts
 from harness.reports.differential import Differential, Pair
 from harness.reports.drift import Drift
@@ -478,7 +476,9 @@ def write(report: Report, folder: Path, extra: Mapping[str, str] | None = None) 
     Every file is rendered and written beside its final name first, then all
     are renamed into place with SIGINT and SIGTERM held back, so an
     interrupted run leaves the previous set whole or the new one complete,
-    never a mix.  Credential values of the environment never reach a file
+    never a mix, and nothing beside it; what a run killed outright (SIGKILL)
+    left staged is removed by the next (`staging.clear_leftovers`).
+    Credential values of the environment never reach a file
     (`harness.adaptor.environment.scrub`).  ``extra`` files (a shard's
     manifest) are written with the set.  With `REPRODUCIBLE` in the
     environment junit.xml carries no measured time.
@@ -489,7 +489,8 @@ def write(report: Report, folder: Path, extra: Mapping[str, str] | None = None) 
         writers["junit.xml"] = lambda report: junit.render(report, timed=False)
     texts = {name: scrub(writer(report)) for name, writer in writers.items()}
     texts.update({name: scrub(text) for name, text in (extra or {}).items()})
-    mode = 0o666 & ~_umask()  # what a plain open() would give the files
+    staging.clear_leftovers(folder, texts)
+    mode = 0o666 & ~staging.umask()  # what a plain open() would give the files
     staged: list[tuple[Path, Path]] = []
     try:
         for name, text in texts.items():
@@ -498,14 +499,14 @@ def write(report: Report, folder: Path, extra: Mapping[str, str] | None = None) 
                 encoding="utf-8",
                 errors="backslashreplace",  # a lone surrogate from a scenario, as JSON escapes it
                 dir=folder,
-                prefix=f".{name}.",
-                suffix=".tmp",
+                prefix=f".{name}.{os.getpid()}.",  # whose it is, for `clear_leftovers`
+                suffix=staging.STAGED,
                 delete=False,
             ) as handle:
                 handle.write(text)
             staged.append((Path(handle.name), folder / name))
             os.chmod(handle.name, mode)
-        with _signals_held():
+        with staging.signals_held():
             for temporary, final in staged:
                 os.replace(temporary, final)
             staged = []
@@ -515,29 +516,6 @@ def write(report: Report, folder: Path, extra: Mapping[str, str] | None = None) 
     return [folder / name for name in texts]
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-@contextmanager
-def _signals_held() -> Iterator[None]:
-    """SIGINT and SIGTERM wait until the block is done (then they are delivered)."""
-    held = {signal.SIGINT, signal.SIGTERM}
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-
-
 def check_writable(folder: Path) -> str | None:
-    """Why reports cannot be written into ``folder``, or None when they can."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=folder, prefix=".harness-probe-"):
-            pass
-    except OSError as error:
-        return error.strerror or str(error)
-    return None
+    """Why reports cannot be written into ``folder``, or None (`staging.check_writable`)."""
+    return staging.check_writable(folder, WRITERS)

@@ -113,12 +113,13 @@ def jail(argv: Sequence[str], folder: Path, env: Mapping[str, str], *, network: 
     ``argv`` wrapped so that it sees the system's programs, what ``argv``
     itself needs (its install folder, the folders of its ``PATH``) and
     ``folder``, writes only under ``folder``, and sees only ``env``;
-    unchanged when bubblewrap is not available.  ``network`` keeps the
-    host's network (a real CLI must reach the loopback fake API).
+    without bubblewrap, run under the custody shim (`custody.reaped`).
+    ``network`` keeps the host's network (a real CLI must reach the
+    loopback fake API).
     """
     bwrap = _bubblewrap()
-    if bwrap is None:
-        return list(argv)
+    if bwrap is None:  # a process group, under the custody shim where it can claim orphans
+        return custody.reaped(argv, env.get("PATH"))
     settings = [item for name, value in env.items() for item in ("--setenv", name, value)]
     seen = _needs(argv, env)
     return [bwrap, *_jail_arguments(folder, network), *seen, "--clearenv", *settings, "--", *argv]
