@@ -19,6 +19,7 @@ from harness.adaptor.intake import Schema
 from harness.adaptor.launch import Finished
 from harness.adaptor.negotiate import Plan
 from harness.catalogue import jsonvalue
+from harness.catalogue.contracts import Contract
 from harness.catalogue.lines import JSON_SPACE
 from harness.catalogue.scenario import Json
 
@@ -46,7 +47,9 @@ class Driver(Protocol):
         self, exe: str, plan: Plan, schema: Schema | None, prompt: str, work: Path
     ) -> list[str]: ...
 
-    def parse(self, finished: Finished, plan: Plan) -> Parsed: ...
+    def parse(self, finished: Finished, plan: Plan, contract: Contract) -> Parsed:
+        """Read the run as ``contract`` (the SDK release whose rules it follows) says."""
+        ...
 
 
 _REGISTRY: list[Driver] = []
