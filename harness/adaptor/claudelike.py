@@ -195,9 +195,18 @@ def _driver_of(cli: AgentCli) -> type[_ResultDriver]:
     return type(f"{cli.name.title()}Driver", (_ResultDriver,), attributes)
 
 
+def _factory(cli: AgentCli) -> Callable[[], _ResultDriver]:
+    """The driver of ``cli``, its class made from the record whenever it is asked for."""
+
+    def build() -> _ResultDriver:
+        return _driver_of(cli)()
+
+    return build
+
+
 for _cli in AGENT_CLIS:
     if _cli.wire == "claude":
-        register(_driver_of(_cli))
+        register(_factory(_cli))
 
 
 @register
