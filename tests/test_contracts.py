@@ -15,8 +15,10 @@ from pathlib import Path
 import pytest
 
 from harness import seams, targets
+from harness.adaptor import claudelike, codex
 from harness.catalogue import contracts, loader
 from harness.catalogue.loader import Loaded
+from harness.catalogue.outcome import Outcome
 from harness.catalogue.scenario import Scenario, Seam
 from harness.exceptions import BadTargetSpec
 from harness.seams.case import execute
@@ -56,8 +58,6 @@ def test_a_bad_contract_is_one_line(spec: str, message: str) -> None:
 
 
 def test_every_profile_names_a_release_and_each_rule_has_code() -> None:
-    from harness.adaptor import claudelike, codex
-
     for contract in contracts.CONTRACTS.values():
         assert contract.name in {contract.release[:8], "seed-001"}, contract.name
         assert contract.codex_text in codex._TEXT
@@ -106,7 +106,8 @@ def test_a_verdict_differs_by_contract(
     default = execute(scenario, targets.create("reference-inproc"))
     other = execute(scenario, targets.create(f"reference-inproc:contract={contract}"))
     assert default.status == other.status == "passed"
-    assert default.outcome is not None and other.outcome is not None
+    assert isinstance(default.outcome, Outcome)
+    assert isinstance(other.outcome, Outcome)
     shown = (
         default.outcome.status,
         default.outcome.error or default.outcome.cause,

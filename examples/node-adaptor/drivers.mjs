@@ -10,7 +10,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { JSONError, isObject, parseExact } from './json.mjs';
+import { JSONError, MAX_DEPTH, isObject, parseExact, tooDeep } from './json.mjs';
 
 /** The provider broke its own output protocol. */
 class Malformed extends Error {}
@@ -36,6 +36,9 @@ function jsonLines(bytes, { allowProse }) {
     .forEach((line, index) => {
       const body = line.trim();
       if (body === '' || (allowProse && !body.startsWith('{'))) return;
+      if (tooDeep(body)) {
+        throw new Malformed(`line ${index + 1} is nested deeper than ${MAX_DEPTH} levels`);
+      }
       let event;
       try {
         event = JSON.parse(body);
@@ -166,12 +169,11 @@ function endsClaude(record) {
 }
 
 /**
- * Whether a record ends a Cursor run: only result/success (and an error
- * record); a result of another subtype is an unknown record (seed-001.md,
- * "Cursor terminals").
+ * Whether a record ends a Cursor run: only result/success; a result of another
+ * subtype, or an error record, is an unknown record (seed-001.md, "Cursor terminals").
  */
 function endsCursor(record) {
-  return record.type === 'error' || (record.type === 'result' && record.subtype === 'success');
+  return record.type === 'result' && record.subtype === 'success';
 }
 
 /**

@@ -20,6 +20,7 @@ docs/seed-001.md lists each point and whether the catalogue enforces it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -195,18 +196,14 @@ def _driver_of(cli: AgentCli) -> type[_ResultDriver]:
     return type(f"{cli.name.title()}Driver", (_ResultDriver,), attributes)
 
 
-def _factory(cli: AgentCli) -> Callable[[], _ResultDriver]:
-    """The driver of ``cli``, its class made from the record whenever it is asked for."""
-
-    def build() -> _ResultDriver:
-        return _driver_of(cli)()
-
-    return build
+def _build(cli: AgentCli) -> _ResultDriver:
+    """The driver of ``cli``, its class made from the record each time it is asked for."""
+    return _driver_of(cli)()
 
 
 for _cli in AGENT_CLIS:
     if _cli.wire == "claude":
-        register(_factory(_cli))
+        register(partial(_build, _cli))
 
 
 @register
@@ -219,7 +216,8 @@ class Cursor(_ResultDriver):
     b07349b77fc4ca9043031b0dfaf6266328425f60) the text is the assistant
     fragments concatenated, the successful terminal's ``result`` only when
     there are none (``buildOutput``), and only ``result/success`` ends a run: a
-    ``result`` of another subtype is an unknown record (``handlePayload``).
+    ``result`` of another subtype, or an ``error`` record, is an unknown record
+    (``handlePayload``).
     Plain lines between records are transcript, and an assistant record
     without a content list is malformed (``handleMessage``).
     """
@@ -306,7 +304,7 @@ _CURSOR_TEXT: dict[str, Callable[[list[dict[str, Any]]], str | None]] = {
 }
 #: Which Cursor records end a run, by the contract's ``cursor_terminal`` rule.
 _CURSOR_ENDS: dict[str, Callable[[dict[str, Any]], bool]] = {
-    "success": lambda record: _is_success(record) or record.get("type") == "error",
+    "success": _is_success,
     # cursor/parser.go @ e7709de6f4e2458f2011171c877e8ce3bf8897d1 handlePayload
     "any": lambda record: record.get("type") in _TERMINALS,
 }

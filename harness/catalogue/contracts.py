@@ -52,8 +52,9 @@ class Contract:
     #: ``fragments``: the assistant text blocks concatenated, else a successful
     #: terminal's ``result``; ``messages``: the blocks trimmed and joined by a blank line.
     cursor_text: CursorText
-    #: ``success``: only ``result/success`` (and an ``error`` record) ends a run, another
-    #: subtype is an unknown record; ``any``: every ``result`` record ends it.
+    #: ``success``: only ``result/success`` ends a run, a ``result`` of another subtype
+    #: or an ``error`` record is an unknown record; ``any``: every ``result`` or
+    #: ``error`` record ends it.
     cursor_terminal: CursorTerminal
 
 

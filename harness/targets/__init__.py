@@ -90,7 +90,7 @@ def versions_of(target: Target) -> dict[str, str]:
 
 @runtime_checkable
 class Contracted(Target, Protocol):
-    """A target that reads agent-cli runs as one contract profile (`harness.catalogue.contracts`)."""
+    """A target that reads agent-cli runs as one contract profile (`catalogue.contracts`)."""
 
     @property
     def contract(self) -> Contract: ...
