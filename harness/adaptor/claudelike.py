@@ -125,9 +125,10 @@ class _ResultDriver:
             return Parsed(text=text, raw=raw, cause=cause, message=message)
         self._require(record)
         if record["is_error"]:
-            status = record.get("api_error_status")
+            # The CLI's own words (the result string), whatever the contract takes as text.
+            result, status = record["result"], record.get("api_error_status")
             return Parsed(
-                text=text, raw=raw, cause="api_error", message=text or f"API error {status}"
+                text=text, raw=raw, cause="api_error", message=result or f"API error {status}"
             )
         if finished.returncode != 0:
             return Parsed(
