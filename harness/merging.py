@@ -135,7 +135,9 @@ def consistency(merged: engine.Session) -> Callable[[dict[str, Any]], str | None
             if result.outcome is None:
                 return f"recorded {result.status} with no outcome"
             seam = seams.require(scenario.seam.value)
-            expectation = scenario.expectation_for(target.kind, targets.versions_of(target))
+            expectation = scenario.expectation_for(
+                target.kind, targets.versions_of(target), targets.contract_of(target)
+            )
             again = tuple(seam.compare(expectation, result.outcome))
             status = "failed" if again else "passed"
             if status != result.status:

@@ -148,7 +148,7 @@ def test_a_spec_with_an_argument_its_kind_does_not_take_is_a_usage_error(
 def test_the_argument_grammar_is_declared_per_kind() -> None:
     usages = {name: kind.usage(name) for name, kind in targets.KINDS.items()}
     assert usages["real"] == "real[:CLI=VERSION[,CLI=VERSION]]"
-    assert usages["reference"] == "reference[:CLI=VERSION[,CLI=VERSION]]"
+    assert usages["reference"] == "reference[:CLI=VERSION[,CLI=VERSION]|contract=NAME]"
     assert usages["cmd"] == "cmd:COMMAND"
     assert usages["python"] == "python:MODULE:FUNCTION"
     with pytest.raises(NoSuchTarget, match=re.escape("cmd:COMMAND")):

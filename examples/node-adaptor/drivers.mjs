@@ -10,7 +10,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { JSONError, isObject, parseExact } from './json.mjs';
+import { JSONError, MAX_DEPTH, isObject, parseExact, tooDeep } from './json.mjs';
 
 /** The provider broke its own output protocol. */
 class Malformed extends Error {}
@@ -36,6 +36,9 @@ function jsonLines(bytes, { allowProse }) {
     .forEach((line, index) => {
       const body = line.trim();
       if (body === '' || (allowProse && !body.startsWith('{'))) return;
+      if (tooDeep(body)) {
+        throw new Malformed(`line ${index + 1} is nested deeper than ${MAX_DEPTH} levels`);
+      }
       let event;
       try {
         event = JSON.parse(body);
@@ -160,6 +163,19 @@ const FAILURE_CAUSES = { error_max_structured_output_retries: 'max_structured_ou
 /** Record types that end a run; nothing may follow one. */
 const TERMINALS = new Set(['result', 'error']);
 
+/** Whether a record ends a Claude Code or CodeBuddy run. */
+function endsClaude(record) {
+  return TERMINALS.has(record.type);
+}
+
+/**
+ * Whether a record ends a Cursor run: only result/success; a result of another
+ * subtype, or an error record, is an unknown record (seed-001.md, "Cursor terminals").
+ */
+function endsCursor(record) {
+  return record.type === 'result' && record.subtype === 'success';
+}
+
 /**
  * The records of a run: one object (json; CodeBuddy may print one array of
  * records), or JSON lines (stream-json, and newline-delimited json).
@@ -189,13 +205,13 @@ function records(bytes, plan, { name, arrayDocument, allowProse }) {
 }
 
 /** Every record typed, one session, nothing after the terminal record. */
-function checkProtocol(all) {
+function checkProtocol(all, ends) {
   let session = null;
   all.forEach((record, index) => {
     if (typeof record.type !== 'string' || record.type === '') {
       throw new Malformed(`record ${index + 1} has no type`);
     }
-    if (TERMINALS.has(record.type) && index !== all.length - 1) {
+    if (ends(record) && index !== all.length - 1) {
       throw new Malformed(`a record follows the ${record.type} record`);
     }
     const current = record.session_id;
@@ -215,8 +231,8 @@ function resultText(all) {
 }
 
 /**
- * Cursor's assistant text: its fragments joined, else the result string. An
- * assistant record without a content list is malformed.
+ * Cursor's assistant text: its fragments joined, else the result string of a
+ * final result/success. An assistant record without a content list is malformed.
  */
 function fragmentText(all) {
   const fragments = [];
@@ -233,11 +249,14 @@ function fragmentText(all) {
     }
   }
   const joined = fragments.join('');
-  return joined !== '' ? joined : resultText(all);
+  if (joined !== '') return joined;
+  const last = all[all.length - 1];
+  return last && last.type === 'result' && last.subtype === 'success' ? resultText(all) : null;
 }
 
 function resultDriver({ name, command, nativeSchema = true, arrayDocument = false,
-  allowProse = false, extraFlags = [], streamFlags = ['--verbose'], text = resultText }) {
+  allowProse = false, extraFlags = [], streamFlags = ['--verbose'], text = resultText,
+  ends = endsClaude }) {
   function requireSuccessFields(result) {
     const checks = [
       ['is_error', typeof result.is_error === 'boolean'],
@@ -304,10 +323,10 @@ function resultDriver({ name, command, nativeSchema = true, arrayDocument = fals
       if (early) return early;
       try {
         const all = records(finished.stdout, plan, { name, arrayDocument, allowProse });
-        checkProtocol(all);
+        checkProtocol(all, ends);
         const kept = text(all);
         const last = all[all.length - 1];
-        if (last && TERMINALS.has(last.type)) return terminal(last, finished, kept);
+        if (last && ends(last)) return terminal(last, finished, kept);
         if (finished.code !== 0) return { text: kept, ...exitFailure(finished) };
         return { text: kept, cause: 'missing_terminal', message: 'no result record' };
       } catch (error) {
@@ -340,6 +359,7 @@ const cursor = resultDriver({
   allowProse: true,
   streamFlags: [],
   text: fragmentText,
+  ends: endsCursor,
 });
 
 export const DRIVERS = Object.freeze({ codex, claude, cursor, codebuddy });

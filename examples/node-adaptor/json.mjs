@@ -8,6 +8,31 @@
 
 export class JSONError extends Error {}
 
+/** How deep a value from a provider may nest before it is refused (the harness's bound). */
+export const MAX_DEPTH = 128;
+
+/**
+ * Whether `text` nests deeper than `MAX_DEPTH` (brackets outside strings). JSON
+ * from outside is untrusted: a reader without a bound can be driven as deep as
+ * its stack goes, so the depth is checked before parsing.
+ */
+export function tooDeep(text) {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i += 1;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{' || c === '[') {
+      depth += 1;
+      if (depth > MAX_DEPTH) return true;
+    } else if (c === '}' || c === ']') depth -= 1;
+  }
+  return false;
+}
+
 /** Only the four JSON whitespace characters, not every Unicode space. */
 function stripJsonSpace(text) {
   return text.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, '');

@@ -19,6 +19,8 @@ docs/seed-001.md lists each point and whether the catalogue enforces it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -27,6 +29,7 @@ from harness.adaptor.intake import Schema
 from harness.adaptor.launch import Finished
 from harness.adaptor.negotiate import Plan
 from harness.catalogue.agents import AGENT_CLIS, AgentCli
+from harness.catalogue.contracts import Contract
 from harness.catalogue.jsonvalue import JSONError, dumps, parse_exact
 from harness.catalogue.scenario import Json
 
@@ -76,15 +79,15 @@ class _ResultDriver:
                 return whole
         return list(json_lines(stdout, allow_prose=self.allow_prose))
 
-    def parse(self, finished: Finished, plan: Plan) -> Parsed:
+    def parse(self, finished: Finished, plan: Plan, contract: Contract) -> Parsed:
         early = process_failure(finished)
         if early is not None:
             return early
         try:
             records = self._records(finished.stdout, plan)
-            _check_protocol(records)
-            text = self._text(records)
-            if records and records[-1].get("type") in _TERMINALS:
+            _check_protocol(records, lambda record: self._ends(record, contract))
+            text = self._text(records, contract)
+            if records and self._ends(records[-1], contract):
                 return self._terminal(records[-1], finished, text)
             if finished.returncode != 0:
                 return Parsed(
@@ -96,10 +99,13 @@ class _ResultDriver:
         except Malformed as error:
             return Parsed(cause="malformed_protocol", message=str(error))
 
-    def _text(self, records: list[dict[str, Any]]) -> str | None:
-        """The assistant text: the terminal's ``result`` string (CLA-PARSE ``buildOutput``)."""
-        result = records[-1].get("result") if records else None
-        return result if isinstance(result, str) else None
+    def _ends(self, record: dict[str, Any], contract: Contract) -> bool:
+        """Whether ``record`` is a terminal: a ``result`` or ``error`` record."""
+        return record.get("type") in _TERMINALS
+
+    def _text(self, records: list[dict[str, Any]], contract: Contract) -> str | None:
+        """The assistant text, by the contract's ``result_text`` rule (`_RESULT_TEXT`)."""
+        return _RESULT_TEXT[contract.result_text](records)
 
     def _terminal(self, record: dict[str, Any], finished: Finished, text: str | None) -> Parsed:
         raw = Json.of(record)
@@ -119,9 +125,10 @@ class _ResultDriver:
             return Parsed(text=text, raw=raw, cause=cause, message=message)
         self._require(record)
         if record["is_error"]:
-            status = record.get("api_error_status")
+            # The CLI's own words (the result string), whatever the contract takes as text.
+            result, status = record["result"], record.get("api_error_status")
             return Parsed(
-                text=text, raw=raw, cause="api_error", message=text or f"API error {status}"
+                text=text, raw=raw, cause="api_error", message=result or f"API error {status}"
             )
         if finished.returncode != 0:
             return Parsed(
@@ -156,14 +163,14 @@ class _ResultDriver:
         return dumps(value)
 
 
-def _check_protocol(records: list[dict[str, Any]]) -> None:
+def _check_protocol(records: list[dict[str, Any]], ends: Callable[[dict[str, Any]], bool]) -> None:
     """Every record typed, one session, and nothing after the terminal record."""
     session: str | None = None
     for index, record in enumerate(records):
         kind = record.get("type")
         if not isinstance(kind, str) or not kind:
             raise Malformed(f"record {index + 1} has no type")
-        if kind in _TERMINALS and index != len(records) - 1:
+        if ends(record) and index != len(records) - 1:
             raise Malformed(f"a record follows the {kind} record")
         current = record.get("session_id")
         if isinstance(current, str) and current:
@@ -190,9 +197,14 @@ def _driver_of(cli: AgentCli) -> type[_ResultDriver]:
     return type(f"{cli.name.title()}Driver", (_ResultDriver,), attributes)
 
 
+def _build(cli: AgentCli) -> _ResultDriver:
+    """The driver of ``cli``, its class made from the record each time it is asked for."""
+    return _driver_of(cli)()
+
+
 for _cli in AGENT_CLIS:
     if _cli.wire == "claude":
-        register(_driver_of(_cli))
+        register(partial(_build, _cli))
 
 
 @register
@@ -200,10 +212,15 @@ class Cursor(_ResultDriver):
     """
     Cursor: no schema flag and no structured_output; prompt validation only.
 
-    Its assistant text is the concatenation of the assistant fragments, the
-    terminal ``result`` only when there are none (``cursor/parser.go``
-    ``buildOutput``); plain lines between records are transcript, and an
-    assistant record without a content list is malformed (``handleMessage``).
+    Its assistant text and its terminals are the contract's (`_CURSOR_TEXT`,
+    `_CURSOR_ENDS`): by the v1 SDK (``cursor/parser.go`` @
+    b07349b77fc4ca9043031b0dfaf6266328425f60) the text is the assistant
+    fragments concatenated, the successful terminal's ``result`` only when
+    there are none (``buildOutput``), and only ``result/success`` ends a run: a
+    ``result`` of another subtype, or an ``error`` record, is an unknown record
+    (``handlePayload``).
+    Plain lines between records are transcript, and an assistant record
+    without a content list is malformed (``handleMessage``).
     """
 
     name: ClassVar[str] = "cursor"
@@ -211,16 +228,11 @@ class Cursor(_ResultDriver):
     allow_prose: ClassVar[bool] = True
     stream_flags: ClassVar[tuple[str, ...]] = ()
 
-    def _text(self, records: list[dict[str, Any]]) -> str | None:
-        fragments = [
-            block["text"]
-            for record in records
-            if record.get("type") == "assistant"
-            for block in _content(record)
-            if block.get("type") == "text" and isinstance(block.get("text"), str)
-        ]
-        joined = "".join(fragments)
-        return joined if joined else super()._text(records)
+    def _ends(self, record: dict[str, Any], contract: Contract) -> bool:
+        return _CURSOR_ENDS[contract.cursor_terminal](record)
+
+    def _text(self, records: list[dict[str, Any]], contract: Contract) -> str | None:
+        return _CURSOR_TEXT[contract.cursor_text](records)
 
 
 def _content(record: dict[str, Any]) -> list[dict[str, Any]]:
@@ -229,3 +241,71 @@ def _content(record: dict[str, Any]) -> list[dict[str, Any]]:
     if not isinstance(message, dict) or not isinstance(message.get("content"), list):
         raise Malformed("an assistant record without a message content list")
     return [block for block in message["content"] if isinstance(block, dict)]
+
+
+def _blocks(records: list[dict[str, Any]], *, strict: bool) -> list[str]:
+    """
+    The text blocks of the assistant records, in order; ``strict``: an assistant
+    record without a content list is malformed, else it holds no text.
+    """
+    texts: list[str] = []
+    for record in records:
+        if record.get("type") != "assistant":
+            continue
+        try:
+            blocks = _content(record)
+        except Malformed:
+            if strict:
+                raise
+            continue
+        texts += [
+            b["text"] for b in blocks if b.get("type") == "text" and isinstance(b.get("text"), str)
+        ]
+    return texts
+
+
+def _joined(texts: list[str]) -> str | None:
+    """Each text trimmed, blank ones dropped, a blank line between them (the seed-era join)."""
+    kept = [text.strip() for text in texts if text.strip()]
+    return "\n\n".join(kept) if kept else None
+
+
+def _result_string(records: list[dict[str, Any]]) -> str | None:
+    """The last record's ``result`` string (``claude/parser.go`` @ b07349b7 ``buildOutput``)."""
+    result = records[-1].get("result") if records else None
+    return result if isinstance(result, str) else None
+
+
+def _success_result(records: list[dict[str, Any]]) -> str | None:
+    """The ``result`` string of a final ``result/success`` record."""
+    return _result_string(records) if records and _is_success(records[-1]) else None
+
+
+def _fragments(records: list[dict[str, Any]]) -> str | None:
+    """Cursor's fragments concatenated; with none, the successful terminal's ``result``."""
+    joined = "".join(_blocks(records, strict=True))
+    return joined if joined else _success_result(records)
+
+
+def _is_success(record: dict[str, Any]) -> bool:
+    return record.get("type") == "result" and record.get("subtype") == "success"
+
+
+#: The text of a run on Claude Code's wire, by the contract's ``result_text`` rule.
+_RESULT_TEXT: dict[str, Callable[[list[dict[str, Any]]], str | None]] = {
+    "result": _result_string,
+    # claude/parser.go @ e7709de6f4e2458f2011171c877e8ce3bf8897d1 buildOutput
+    "assistant": lambda records: _joined(_blocks(records, strict=False)),
+}
+#: Cursor's text, by the contract's ``cursor_text`` rule.
+_CURSOR_TEXT: dict[str, Callable[[list[dict[str, Any]]], str | None]] = {
+    "fragments": _fragments,
+    # cursor/parser.go @ e7709de6f4e2458f2011171c877e8ce3bf8897d1 buildOutput
+    "messages": lambda records: _joined(_blocks(records, strict=True)),
+}
+#: Which Cursor records end a run, by the contract's ``cursor_terminal`` rule.
+_CURSOR_ENDS: dict[str, Callable[[dict[str, Any]], bool]] = {
+    "success": _is_success,
+    # cursor/parser.go @ e7709de6f4e2458f2011171c877e8ce3bf8897d1 handlePayload
+    "any": lambda record: record.get("type") in _TERMINALS,
+}

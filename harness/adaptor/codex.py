@@ -8,12 +8,16 @@ after a clean ``turn.completed`` from a process that exited 0.  A top-level
 Seed 001: "The Driver keeps all completed assistant messages in Result.Text";
 how they are joined is the SDK's (``codex/parser.go`` @
 e7709de6f4e2458f2011171c877e8ce3bf8897d1, ``buildOutput``): each message
-trimmed, blank ones dropped, a blank line between them.  Codex has one
+trimmed, blank ones dropped, a blank line between them.  The v1 SDK keeps
+the last message only (``codex/parser.go`` @
+b07349b77fc4ca9043031b0dfaf6266328425f60), which the ``b07349b7`` contract
+profile follows (`_TEXT`).  Codex has one
 transport here, ``codex exec --json`` (the seed: "no; batch is negotiated").
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
 
@@ -21,6 +25,7 @@ from harness.adaptor.drivers import Malformed, Parsed, json_lines, process_failu
 from harness.adaptor.intake import Schema
 from harness.adaptor.launch import Finished
 from harness.adaptor.negotiate import Plan
+from harness.catalogue.contracts import Contract
 from harness.catalogue.scenario import Json
 
 _ITEM_EVENTS = frozenset({"item.started", "item.updated", "item.completed"})
@@ -44,7 +49,7 @@ class Codex:
             argv += ["--output-schema", str(file)]
         return [*argv, prompt]
 
-    def parse(self, finished: Finished, plan: Plan) -> Parsed:
+    def parse(self, finished: Finished, plan: Plan, contract: Contract) -> Parsed:
         early = process_failure(finished)
         if early is not None:
             return early
@@ -83,8 +88,9 @@ class Codex:
                 elif kind == "error":
                     failure = failure or str(event.get("message"))
         except Malformed as error:
-            return Parsed(text=_join(messages), cause="malformed_protocol", message=str(error))
-        text = _join(messages)
+            text = _TEXT[contract.codex_text](messages)
+            return Parsed(text=text, cause="malformed_protocol", message=str(error))
+        text = _TEXT[contract.codex_text](messages)
         raw = None if terminal is None else Json.of(terminal)
         if failure is not None:
             return Parsed(text=text, raw=raw, cause="turn_failed", message=failure)
@@ -104,3 +110,11 @@ class Codex:
 def _join(messages: list[str]) -> str | None:
     kept = [m.strip() for m in messages if m.strip()]
     return "\n\n".join(kept) if kept else None
+
+
+def _last(messages: list[str]) -> str | None:
+    return messages[-1] if messages else None
+
+
+#: The text of a run, by the contract's ``codex_text`` rule.
+_TEXT: dict[str, Callable[[list[str]], str | None]] = {"joined": _join, "last": _last}

@@ -19,6 +19,7 @@ from harness.adaptor.intake import Schema
 from harness.adaptor.launch import Finished
 from harness.adaptor.negotiate import Plan
 from harness.catalogue import jsonvalue
+from harness.catalogue.contracts import Contract
 from harness.catalogue.lines import JSON_SPACE
 from harness.catalogue.scenario import Json
 
@@ -46,24 +47,31 @@ class Driver(Protocol):
         self, exe: str, plan: Plan, schema: Schema | None, prompt: str, work: Path
     ) -> list[str]: ...
 
-    def parse(self, finished: Finished, plan: Plan) -> Parsed: ...
+    def parse(self, finished: Finished, plan: Plan, contract: Contract) -> Parsed:
+        """Read the run as ``contract`` (the SDK release whose rules it follows) says."""
+        ...
 
 
-_REGISTRY: list[Driver] = []
+#: The factories of the drivers.  A driver is built each time it is asked for
+#: (`get`), never once at import: what builds it (the Claude-wire drivers are
+#: made from the agent registry's records) runs with the run, so a change to it,
+#: such as a mutant of `harness mutants`, is in force for the next run.
+_REGISTRY: list[Callable[[], Driver]] = []
 
 
 def register(factory: Callable[[], Driver]) -> Callable[[], Driver]:
-    """Class decorator: make a driver available under its ``name``."""
-    driver = factory()
-    if any(known.name == driver.name for known in _REGISTRY):
-        raise TypeError(f"driver {driver.name!r} registered twice")
-    _REGISTRY.append(driver)
+    """Class decorator (or any factory of a driver): make its driver available under its name."""
+    name = factory().name
+    if any(known().name == name for known in _REGISTRY):
+        raise TypeError(f"driver {name!r} registered twice")
+    _REGISTRY.append(factory)
     return factory
 
 
 def get(name: str) -> Driver:
-    """The driver called ``name`` (read from the driver itself, not kept aside)."""
-    for driver in _REGISTRY:
+    """The driver called ``name``, built afresh (its name read from the driver itself)."""
+    for factory in _REGISTRY:
+        driver = factory()
         if driver.name == name:
             return driver
     raise KeyError(name)

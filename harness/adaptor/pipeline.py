@@ -20,6 +20,7 @@ from harness.adaptor.intake import Schema, SchemaOption, SchemaRejected, intake
 from harness.adaptor.launch import Launcher, find_executable
 from harness.adaptor.negotiate import BUILTIN, Refused, negotiate
 from harness.adaptor.validation import diagnostics
+from harness.catalogue.contracts import CURRENT, Contract
 from harness.catalogue.jsonvalue import JSONError, parse_exact
 from harness.catalogue.outcome import Diagnostic, Outcome
 from harness.catalogue.scenario import Json, Request
@@ -74,8 +75,10 @@ def instruction(schema: Schema, prompt: str) -> str:
     return "\n".join(lines)
 
 
-def run(request: Request, provider: Provider, launcher: Launcher) -> Outcome:
-    """Run one request through the reference pipeline."""
+def run(
+    request: Request, provider: Provider, launcher: Launcher, contract: Contract = CURRENT
+) -> Outcome:
+    """Run one request through the reference pipeline, reading the run as ``contract`` does."""
     option = build_option(request)
     schema = None
     if option is not None:
@@ -102,7 +105,7 @@ def run(request: Request, provider: Provider, launcher: Launcher) -> Outcome:
     exe = provider.executables.get(request.driver) or find_executable(request.driver)
     argv = driver.argv(exe, plan, schema, prompt, provider.work)
     finished = launcher.launch(argv, provider.env, request.timeout, provider.work)
-    parsed = driver.parse(finished, plan)
+    parsed = driver.parse(finished, plan, contract)
     common = {
         "text": parsed.text,
         "raw": parsed.raw,

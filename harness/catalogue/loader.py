@@ -158,7 +158,9 @@ def _telling(error: ValidationError) -> ValidationError:
 #: Schema errors that leave every value the document does give valid.
 _STRUCTURAL = frozenset({"additionalProperties", "required"})
 #: The sections a seam's own checks read (the rest is the same on every seam).
-_SEAM_SECTIONS = frozenset({"seam", "request", "provider", "expect", "by_target", "by_version"})
+_SEAM_SECTIONS = frozenset(
+    {"seam", "request", "provider", "expect", "by_target", "by_version", "by_contract"}
+)
 
 
 def _spoils_checks(error: ValidationError) -> bool:
@@ -320,6 +322,7 @@ class _FileLoader:
             expect=parts.expect,
             by_target=parts.by_target,
             by_version=parts.by_version,
+            by_contract=parts.by_contract,
             path=self.path,
             line=where.where(("id",))[0],
             tags=tuple(doc.get("tags", ())),

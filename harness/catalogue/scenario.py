@@ -300,6 +300,9 @@ class Scenario:
     later_scripts: tuple[Script, ...] = ()
     #: What differs on ranges of versions of the scenario's CLI (model-api).
     by_version: tuple[VersionRule, ...] = ()
+    #: What a target following a contract profile must show instead (agent-cli):
+    #: the profile's name and the expectation merged over ``expect``.
+    by_contract: tuple[tuple[str, object], ...] = ()
     #: The lines of ``path`` that define it, as (first, last) spans: the whole
     #: file, or a family's shared part and this case (`harness show` prints them).
     source: tuple[tuple[int, int], ...] = ()
@@ -309,13 +312,20 @@ class Scenario:
         """The folder the scenario lives in, e.g. ``agent-cli/codex``."""
         return self.path.parent.name
 
-    def expectation_for(self, target_kind: str, versions: dict[str, str] | None = None) -> object:
+    def expectation_for(
+        self,
+        target_kind: str,
+        versions: dict[str, str] | None = None,
+        contract: str | None = None,
+    ) -> object:
         """
-        What a target of ``target_kind`` running ``versions`` of the CLIs must
-        show: the expectation, its ``by_target`` override, then the
+        What a target of ``target_kind`` running ``versions`` of the CLIs and
+        following ``contract`` must show: the expectation, its ``by_contract``
+        override for that profile or else its ``by_target`` override, then the
         ``by_version`` rules whose ranges hold the target's versions.
         """
-        found = next((e for kind, e in self.by_target if kind == target_kind), self.expect)
+        by_kind = next((e for kind, e in self.by_target if kind == target_kind), self.expect)
+        found = next((e for name, e in self.by_contract if name == contract), by_kind)
         for rule in self.rules_for(versions or {}):
             found = rule.patch.apply(found)
         return found

@@ -51,6 +51,7 @@ class Parts:
     later_scripts: tuple[Script, ...] = ()
     by_target: tuple[tuple[str, object], ...] = ()
     by_version: tuple[VersionRule, ...] = ()
+    by_contract: tuple[tuple[str, object], ...] = ()
 
 
 class SeamFormat(Protocol):

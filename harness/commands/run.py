@@ -30,11 +30,13 @@ from harness.commands.command import (
 #: it to `harness.targets.KINDS` (kept here so that help answers without importing it).
 TARGETS_HELP = """\
 Targets (--target SPEC, repeatable; default: reference):
-  reference[:CLI=VERSION[,CLI=VERSION]]
+  reference[:CLI=VERSION[,CLI=VERSION]|contract=NAME]
                               the reference adaptor, services and models (fakes as
                               subprocesses); with versions, the models with those
-                              releases' profiles (model-api only): reference:claude=2.1.235
-  reference-inproc[:CLI=VERSION[,CLI=VERSION]]
+                              releases' profiles (model-api only): reference:claude=2.1.235;
+                              with a contract, the adaptor reading runs as that SDK
+                              release does (agent-cli only): reference:contract=b07349b7
+  reference-inproc[:CLI=VERSION[,CLI=VERSION]|contract=NAME]
                               the same, replaying the fakes in process (faster)
   cmd:COMMAND                 your adaptor: a process speaking the JSON-lines protocol
   cmd-check:COMMAND           the same, every message checked against the protocol schemas

@@ -3,8 +3,9 @@ Mutation testing of the agent-cli catalogue (``harness mutants``, ``make mutants
 
 A catalogue is worth what it catches.  Each mutant (`harness.mutation.operators`)
 changes one operator in one module of the reference pipeline; the agent-cli
-catalogue then runs on the in-process reference, stopping at the first case
-that no longer passes.  A mutant that no case notices *survived*: either the
+catalogue then runs on the in-process reference, as the default contract
+profile and then as each other one, stopping at the first case that no
+longer passes.  A mutant that no case notices *survived*: either the
 catalogue lacks a scenario, or the change is equivalent (behaviour is the
 same), and then `baselines/mutants.yaml` says so with a reason, so that it
 is not reported again.
@@ -34,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from harness import targets
-from harness.catalogue import loader, yamlfile
+from harness.catalogue import contracts, loader, yamlfile
 from harness.catalogue.scenario import Scenario, Seam
 from harness.exceptions import HarnessError, InvalidScenarios, Problem
 from harness.mutation.operators import Mutant, install, module_source, mutants
@@ -61,6 +62,12 @@ OUT_OF_REACH = {
     "scenario can expect (tests/test_outcome.py holds it)",
 }
 _TARGET = "reference-inproc"
+#: The reference as every contract profile: the code of each profile's rules
+#: runs only under it, so a mutant of it is judged there (the default first).
+_TARGETS = (
+    _TARGET,
+    *(f"{_TARGET}:contract={n}" for n in contracts.CONTRACTS if n != contracts.CURRENT.name),
+)
 #: A child's address space is capped so a mutant that allocates without end dies.
 _MEMORY = 2 * 1024**3
 
@@ -116,11 +123,12 @@ def _out_of_reach(module: str, scope: str) -> bool:
 
 
 def _run_cases(scenarios: Sequence[Scenario]) -> str | None:
-    """The first case that does not pass on the reference, or None."""
-    target = targets.create(_TARGET)
-    for scenario in scenarios:
-        if execute(scenario, target).status != "passed":
-            return scenario.id
+    """The first case that does not pass on the reference as some contract profile, or None."""
+    for spec in _TARGETS:
+        target = targets.create(spec)
+        for scenario in scenarios:
+            if execute(scenario, target).status != "passed":
+                return scenario.id
     return None
 
 

@@ -13,12 +13,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import fields, replace
 from typing import Any
 
 import providers_fake
 from harness import seams
 from harness.adaptor.derive import BUILTIN_NAMES
+from harness.catalogue import contracts
 from harness.catalogue.files import FileRefused, Folder
 from harness.catalogue.outcome import Outcome
 from harness.catalogue.scenario import (
@@ -38,6 +39,8 @@ from harness.seams import promises
 from harness.seams.compare import Mismatch, compare
 from harness.targets import Adaptor, Target, workspace
 
+#: The fields of an expectation, as a scenario writes them.
+_EXPECT_FIELDS = frozenset(f.name for f in fields(Expectation))
 _SPECIAL_STEPS = frozenset({"line", "raw", "raw_latin1", "stderr", "sleep", "hang"})
 #: The tag of a scenario that also pins the reference's own reading of a point
 #: the contract leaves open (under ``by_target.reference``).
@@ -158,6 +161,17 @@ class AgentCli:
                 f"a scenario pins the reference's own reading under by_target.reference "
                 f"exactly when it is tagged {CHOICE!r}",
             )
+        by_contract = doc.get("by_contract", {})
+        for name, rule in by_contract.items():
+            if name == contracts.CURRENT.name or name not in contracts.CONTRACTS:
+                others = ", ".join(n for n in contracts.CONTRACTS if n != contracts.CURRENT.name)
+                report(
+                    ("by_contract", name),
+                    f"no contract profile {name!r} other than the default (known: {others})",
+                )
+            for field in rule.get("unchecked", ()):
+                if field not in _EXPECT_FIELDS:
+                    report(("by_contract", name, "unchecked"), f"{field!r} is no field of expect")
         expectations = [("expect",)] + [("by_target", k) for k in targets]
         for where in expectations:
             expect = doc[where[0]] if len(where) == 1 else doc[where[0]][where[1]]
@@ -185,6 +199,10 @@ class AgentCli:
             by_target=tuple(
                 (kind, _expectation(merge(expect, override)))
                 for kind, override in sorted(doc.get("by_target", {}).items())
+            ),
+            by_contract=tuple(
+                (name, _expectation(under_contract(expect, rule)))
+                for name, rule in sorted(doc.get("by_contract", {}).items())
             ),
         )
 
@@ -236,6 +254,12 @@ class AgentCli:
             assert isinstance(override, Expectation)
             out.append(
                 f"on `{kind}` targets the expectation differs: "
+                f"`{override.error or override.status}`"
+            )
+        for name, override in scenario.by_contract:
+            assert isinstance(override, Expectation)
+            out.append(
+                f"under contract `{name}` the expectation differs: "
                 f"`{override.error or override.status}`"
             )
         return out
@@ -374,6 +398,15 @@ def _expectation(raw: dict[str, Any]) -> Expectation:
         audit_value=Json.of(raw["audit_value"]) if "audit_value" in raw else None,
         no_audit_value=raw.get("no_audit_value", False),
     )
+
+
+def under_contract(expect: dict[str, Any], rule: dict[str, Any]) -> dict[str, Any]:
+    """
+    The expectation under a contract profile: ``expect`` without the rule's
+    ``unchecked`` fields, with the rule's ``expect`` merged over it.
+    """
+    kept = {key: value for key, value in expect.items() if key not in rule.get("unchecked", ())}
+    return merge(kept, rule.get("expect", {}))
 
 
 def _fragments(raw: str | list[str] | None) -> tuple[str, ...]:

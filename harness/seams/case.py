@@ -22,7 +22,7 @@ from harness.catalogue.scenario import Scenario, Step
 from harness.exceptions import ServiceFailed, TargetNotStarted
 from harness.seams import RunOptions, SeamOutcome
 from harness.seams.compare import Mismatch
-from harness.targets import Target, versions_of
+from harness.targets import Target, contract_of, versions_of
 from harness.targets.protocol import AdaptorFailed, Skipped
 
 #: The four ways a case can end.
@@ -150,7 +150,7 @@ def _execute(scenario: Scenario, target: Target, options: RunOptions) -> CaseRes
         return CaseResult(
             scenario.id, target.name, "errored", reason=f"{type(error).__name__}: {error}"
         )
-    expectation = scenario.expectation_for(target.kind, versions_of(target))
+    expectation = scenario.expectation_for(target.kind, versions_of(target), contract_of(target))
     mismatches = seam.compare(expectation, outcome)
     status = "failed" if mismatches else "passed"
     return CaseResult(scenario.id, target.name, status, outcome, mismatches)

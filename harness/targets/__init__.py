@@ -33,6 +33,8 @@ from harness import net
 from harness.adaptor import pipeline
 from harness.adaptor.launch import InProcess, Launcher, Subprocess
 from harness.adaptor.pipeline import Provider
+from harness.catalogue import contracts
+from harness.catalogue.contracts import CURRENT, Contract
 from harness.catalogue.outcome import Outcome
 from harness.catalogue.scenario import Request, Seam
 from harness.exceptions import BadTargetSpec, NoSuchTarget, ReservedTargetName
@@ -86,6 +88,19 @@ def versions_of(target: Target) -> dict[str, str]:
 
 
 @runtime_checkable
+class Contracted(Target, Protocol):
+    """A target that reads agent-cli runs as one contract profile (`catalogue.contracts`)."""
+
+    @property
+    def contract(self) -> Contract: ...
+
+
+def contract_of(target: Target) -> str | None:
+    """The name of the contract profile a target follows; None for one that names none."""
+    return target.contract.name if isinstance(target, Contracted) else None
+
+
+@runtime_checkable
 class AgentBinary(Target, Protocol):
     """The model-api seam's system under test: an agent CLI run against a fake model API."""
 
@@ -108,7 +123,10 @@ class Reference:
     that identifiers in reports do not depend on which cases ran before; for
     model-api, the reference models of the CLIs at ``versions`` (the pins;
     ``reference:claude=2.1.235`` gives other versions' profiles, and then
-    serves model-api only, the one seam with CLI versions).
+    serves model-api only, the one seam with CLI versions).  On agent-cli it
+    reads runs as ``contract`` (the catalogue's own reading unless
+    ``reference:contract=NAME`` names an SDK release's), and then serves
+    agent-cli only, the one seam with contract profiles.
     """
 
     name: str
@@ -116,17 +134,28 @@ class Reference:
     kind: str = "reference"
     seams: frozenset[Seam] = frozenset({Seam.AGENT_CLI, Seam.SERVICE_API, Seam.MODEL_API})
     versions: tuple[tuple[str, str], ...] = PINS
+    contract: Contract = CURRENT
 
     @classmethod
     def from_spec(cls, spec: str, argument: str, launcher: Launcher) -> Reference:
         kind = spec.partition(":")[0]
         if not argument:
             return cls(spec, launcher, kind)
-        versions = versions_argument(spec, argument)
+        key, equals, name = argument.partition("=")
+        if key.strip() == CONTRACT and equals:
+            if name.strip() not in contracts.CONTRACTS:
+                known = ", ".join(contracts.CONTRACTS)
+                raise BadTargetSpec(spec, f"no contract {name.strip()!r} (known: {known})")
+            contract = contracts.get(name.strip())
+            return cls(spec, launcher, kind, frozenset({Seam.AGENT_CLI}), contract=contract)
+        try:
+            versions = versions_argument(spec, argument)
+        except BadTargetSpec as error:
+            raise BadTargetSpec(spec, f"{error.why}, or {CONTRACT}=NAME") from None
         return cls(spec, launcher, kind, frozenset({Seam.MODEL_API}), versions)
 
     def run(self, request: Request, provider: Provider, scenario_id: str) -> Outcome:
-        return pipeline.run(request, provider, self.launcher)
+        return pipeline.run(request, provider, self.launcher, self.contract)
 
     def connect(self) -> Connection:
         app = ReferenceService(self.launcher)
@@ -197,15 +226,25 @@ class Kind:
             raise BadTargetSpec(spec, f"{kind} needs {self.argument} (use: {self.usage(kind)})")
 
 
+#: The key of a reference's argument that names a contract profile: ``reference:contract=NAME``.
+CONTRACT = "contract"
+#: What a reference's argument is: CLI versions (model-api) or a contract profile (agent-cli).
+_REFERENCE_ARGUMENT = f"{VERSIONS}|{CONTRACT}=NAME"
+
 #: Target kind → how its spec is read.
 KINDS: dict[str, Kind] = {
     # The reference models and the real binaries take the CLI versions they
     # model or run (the pins when left out): ``real:claude=2.1.235,codex=0.171.0``.
+    # A reference takes a contract profile instead: ``reference:contract=b07349b7``.
     "reference": Kind(
-        lambda spec, versions: Reference.from_spec(spec, versions, Subprocess()), VERSIONS, True
+        lambda spec, argument: Reference.from_spec(spec, argument, Subprocess()),
+        _REFERENCE_ARGUMENT,
+        True,
     ),
     "reference-inproc": Kind(
-        lambda spec, versions: Reference.from_spec(spec, versions, InProcess()), VERSIONS, True
+        lambda spec, argument: Reference.from_spec(spec, argument, InProcess()),
+        _REFERENCE_ARGUMENT,
+        True,
     ),
     "python": Kind(PythonCallable.from_spec, "MODULE:FUNCTION"),
     "cmd": Kind(ProtocolAdaptor.from_spec, "COMMAND"),

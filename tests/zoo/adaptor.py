@@ -99,6 +99,7 @@ BUGS = {
     "claude-text-assistant": "takes Claude's text from the assistant frames, not the result",
     "cursor-text-result": "takes Cursor's text from the result, not the assistant fragments",
     "cursor-all-blocks": "joins every content block of Cursor assistant records, not only text",
+    "cursor-error-subtype-terminal": "ends a Cursor run on a result that is not result/success",
     "codebuddy-array-last": "reads only the last record of CodeBuddy's array",
     "json-result-fallback": "decodes Claude's result string when structured_output is missing",
     "stream-events-rejected": "treats unknown stream_event lines as a malformed protocol",
@@ -570,6 +571,12 @@ def read_claudelike(stdout: str, transport: str, driver: str, read: Read, schema
                 str(record.get("message") or "error"),
             )
         elif kind == "result":
+            if (
+                driver == "cursor"
+                and record.get("subtype") != "success"
+                and not bug("cursor-error-subtype-terminal")
+            ):
+                continue  # only result/success ends a Cursor run (docs/seed-001.md)
             read.terminal, read.raw = True, record
             _result(record, read, bool(session), schema)
     if driver == "cursor":

@@ -36,6 +36,7 @@ export const BUGS = {
   'js-cursor-result-text': 'reads Cursor text from the result, not the fragments',
   'js-cursor-fragments-newline': 'joins Cursor fragments with newlines',
   'js-ask-ignored': 'does not hold Ask approvals to the HITL flags',
+  'js-cursor-error-subtype-terminal': 'ends a Cursor run on a result that is not result/success',
 };
 
 const IMPLEMENTATION = {
@@ -244,6 +245,8 @@ function readCursor(stdout, transport, r) {
     } else if (rec.type === 'error') {
       r.terminal = true; r.raw = rec; r.fail('turn_failed', String(rec.message ?? 'error'));
     } else if (rec.type === 'result') {
+      // Only result/success ends a Cursor run; another subtype is an unknown record.
+      if (rec.subtype !== 'success' && !bug('js-cursor-error-subtype-terminal')) continue;
       r.terminal = true; r.raw = rec;
       const result = typeof rec.result === 'string' ? rec.result : null;
       r.text = result;

@@ -1,0 +1,104 @@
+"""
+Contract profiles of the agent-cli seam: what differs between releases of the SDK, as data.
+
+Seed 001 is the contract; where it is silent the catalogue follows the SDK that
+implements it (docs/seed-001.md).  The SDK's releases do not all read a run
+the same way: the seed-era parsers join every assistant message into the
+text, the v1 parsers keep the last one (Codex) or the terminal ``result``
+(Claude Code); the v1 Cursor parser ends a run only on ``result/success``.
+An adaptor built against one release is right by that release, so each
+release is a named profile here, as each CLI release is a row of a version
+profile (`harness.systems.profiles`): the reference runs as any of them
+(``--target reference:contract=b07349b7``), and a scenario whose verdict
+differs by contract says so under ``by_contract`` as ``by_version`` does for
+CLI releases.
+
+A profile names its rules; the drivers of `harness.adaptor` keep one entry per
+rule name (the code), so a rule is decided where the driver reads the run and
+nothing compares profile names.  The profile sits in the catalogue, the lowest
+layer, because the scenario checks need its names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+#: How the Codex text is made of the completed agent messages.
+CodexText = Literal["joined", "last"]
+#: What the text of a run on Claude Code's wire (Claude Code, CodeBuddy) is.
+ResultText = Literal["result", "assistant"]
+#: What Cursor's text is.
+CursorText = Literal["fragments", "messages"]
+#: Which Cursor ``result`` records end a run.
+CursorTerminal = Literal["success", "any"]
+
+
+@dataclass(frozen=True)
+class Contract:
+    """One reading of seed 001: the catalogue's own, or one SDK release's."""
+
+    name: str
+    #: The SDK commit it follows (full hash), or the seed for the catalogue's own reading.
+    release: str
+    #: One line for reports and ``harness docs``.
+    summary: str
+    #: ``joined``: each completed agent_message trimmed, blank ones dropped, a blank
+    #: line between them; ``last``: the last completed agent_message as printed.
+    codex_text: CodexText
+    #: ``result``: the terminal's ``result`` string; ``assistant``: the assistant
+    #: text blocks, each trimmed, blank ones dropped, a blank line between them.
+    result_text: ResultText
+    #: ``fragments``: the assistant text blocks concatenated, else a successful
+    #: terminal's ``result``; ``messages``: the blocks trimmed and joined by a blank line.
+    cursor_text: CursorText
+    #: ``success``: only ``result/success`` ends a run, a ``result`` of another subtype
+    #: or an ``error`` record is an unknown record; ``any``: every ``result`` or
+    #: ``error`` record ends it.
+    cursor_terminal: CursorTerminal
+
+
+#: The profiles by name; `CURRENT` is the default reference's.
+CONTRACTS: dict[str, Contract] = {
+    c.name: c
+    for c in (
+        Contract(
+            name="seed-001",
+            release="seed 001",
+            summary="the catalogue's reading of seed 001 (the default): the seed where it "
+            "speaks, the v1 SDK where it is silent",
+            codex_text="joined",
+            result_text="result",
+            cursor_text="fragments",
+            cursor_terminal="success",
+        ),
+        Contract(
+            name="b07349b7",
+            release="b07349b77fc4ca9043031b0dfaf6266328425f60",
+            summary="the SDK's v1 drivers and parsers: Codex keeps the last message",
+            codex_text="last",
+            result_text="result",
+            cursor_text="fragments",
+            cursor_terminal="success",
+        ),
+        Contract(
+            name="e7709de6",
+            release="e7709de6f4e2458f2011171c877e8ce3bf8897d1",
+            summary="the seed-era SDK: every text is its assistant messages joined, "
+            "and any Cursor result ends the run",
+            codex_text="joined",
+            result_text="assistant",
+            cursor_text="messages",
+            cursor_terminal="any",
+        ),
+    )
+}
+CURRENT = CONTRACTS["seed-001"]
+
+
+def get(name: str) -> Contract:
+    """The profile called ``name``; KeyError naming the known ones if none."""
+    try:
+        return CONTRACTS[name]
+    except KeyError:
+        raise KeyError(f"unknown contract {name!r}; known: {', '.join(CONTRACTS)}") from None
