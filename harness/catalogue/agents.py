@@ -188,6 +188,7 @@ AGENT_CLIS: tuple[AgentCli, ...] = (
         stream_json=True,
         json_array=True,
         init_records=3,
+        real=True,
         versioned=True,
     ),
 )

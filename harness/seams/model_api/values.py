@@ -25,7 +25,10 @@ from harness.catalogue import jsonvalue
 from harness.catalogue.lines import JSON_SPACE, json_lines
 from providers_fake.api import RecordedRequest, realcli
 from providers_fake.api import Script as ModelScript
+from harness.systems.codebuddy import TOOLS as CODEBUDDY_TOOLS
 from providers_fake.api.script import STRUCTURED_OUTPUT, Answer
+
+
 
 #: The model codex asks for (its provider is the fake, so any name will do).
 CODEX_MODEL = "gpt-probe"
@@ -59,9 +62,13 @@ class ModelApiRequest:
     #: Full stack: the reference adaptor reads the CLI's run, asked for (validation,
     #: invalid-result policy); None when the case checks the CLI alone.
     adapt: tuple[str, str] | None = None
+    #: ``--max-turns N`` (codebuddy): how an adaptor bounds a CLI that would re-ask forever.
+    max_turns: int | None = None
 
     def args(self) -> tuple[str, ...]:
         out: tuple[str, ...] = ()
+        if self.max_turns is not None:
+            out += ("--max-turns", str(self.max_turns))
         if self.fallback_model is not None:
             out += ("--fallback-model", self.fallback_model)
         if self.allowed_tools:
@@ -77,8 +84,11 @@ class ModelApiRequest:
         if self.allowed_tools:
             return True
         script = ModelScript.from_json(json.loads(self.model_script))
+        # CodeBuddy answers a tool it does not have with "not found" (C-04): nothing runs.
+        offered = _OFFERED.get(self.cli)
         return any(
             tool.name != STRUCTURED_OUTPUT
+            and (offered is None or tool.name in offered)
             for step in script.steps
             if isinstance(step, Answer)
             for tool in step.tools
@@ -110,6 +120,8 @@ class ModelApiRequest:
         return None
 
 
+#: The tools a CLI offers the model, where a call to any other runs nothing.
+_OFFERED = {"codebuddy": CODEBUDDY_TOOLS}
 #: Linux's limit on the length of a single command-line argument.
 ARG_MAX_STRLEN = 131_072
 #: The CLIs that take the schema as a command-line argument (claude's --json-schema);
@@ -132,6 +144,11 @@ def generated_schema(spec: dict[str, Any]) -> str:
     return '{"type":"object","properties":{"v":{"enum":[' + items + "]}}}"
 
 
+_CHAT_KEPT = ("role", "content", "tool_calls", "tool_call_id")
+#: Where a function tool keeps its schema, where it is not ``input_schema`` (Anthropic's).
+_SCHEMA_KEY = {"chat": "parameters"}
+
+
 @dataclass(frozen=True)
 class SeenRequest:
     """One request that reached the fake model API, as far as scenarios check it."""
@@ -152,12 +169,18 @@ class SeenRequest:
         side = None
         if record.side is not None:
             side = f"{record.method} {record.path.split('?', 1)[0]}"
+        messages: object = record.messages_after_prompt
+        if record.api == "chat":
+            # CodeBuddy adds ids and trace fields to every message: what the model reads
+            # is the role, the content and the calls (as the captures keep them).
+            kept = [{k: m[k] for k in _CHAT_KEPT if k in m} for m in record.messages_after_prompt]
+            messages = kept
         return cls(
             model=record.model,
-            input_schema=None if tool is None else tool.get("input_schema"),
+            input_schema=None if tool is None else tool.get(_SCHEMA_KEY.get(record.api, "input_schema")),
             strict=record.strict,
             text_format=record.text_format,
-            messages_after_prompt=record.messages_after_prompt,
+            messages_after_prompt=messages,
             unexpected=record.unexpected,
             side=side,
         )
@@ -345,8 +368,21 @@ def _line_type(line: object) -> str:
 
 
 def parse_lines(stdout: bytes) -> tuple[object, ...]:
+    """
+    Each stdout line, parsed when it is JSON; a stdout that is one JSON array
+    (CodeBuddy's ``--output-format json``: the session's items, then the
+    result) is its items.
+    """
+    text = stdout.decode(errors="replace")
+    if text.lstrip(JSON_SPACE).startswith("["):
+        try:
+            whole = jsonvalue.loads(text)
+        except ValueError:
+            whole = None
+        if isinstance(whole, list):
+            return tuple(whole)
     lines: list[object] = []
-    for raw in json_lines(stdout.decode(errors="replace")):
+    for raw in json_lines(text):
         if not raw.strip(JSON_SPACE):
             continue
         try:
@@ -356,10 +392,14 @@ def parse_lines(stdout: bytes) -> tuple[object, ...]:
     return tuple(lines)
 
 
+#: The CLIs that print a ``result`` record (CodeBuddy prints Claude Code's).
+_RESULT_RECORD = frozenset({"claude", "codebuddy"})
+
+
 def final_result(cli: str, lines: tuple[object, ...]) -> dict[str, Any] | None:
     """The CLI's final result (see the module docstring for codex)."""
     objects = [line for line in lines if isinstance(line, dict)]
-    if cli == "claude":
+    if cli in _RESULT_RECORD:
         results = [line for line in objects if line.get("type") == "result"]
         return results[-1] if results else None
     if not objects:
@@ -417,4 +457,5 @@ def request_of(
         earlier_prompts=tuple(raw.get("earlier_prompts", ())),
         allowed_tools=tuple(raw.get("allowed_tools", ())),
         adapt=adapt,
+        max_turns=raw.get("max_turns"),
     )
