@@ -18,6 +18,7 @@ import pytest
 
 import providers_fake
 from harness.catalogue import loader
+from harness.catalogue.scenario import Seam
 from harness.record import importer
 from harness.systems.profiles import WRAPPED_PARAMETERS
 from tests import codebuddy_captures as captures
@@ -106,7 +107,11 @@ def test_fake_codebuddy_prints_the_capture(
     name: str, catalogue: loader.Loaded, tmp_path: Path
 ) -> None:
     meta = _meta(name)
-    found = [s for s in catalogue.scenarios if s.capture == f"codebuddy-{name}"]
+    found = [
+        s
+        for s in catalogue.scenarios
+        if s.capture == f"codebuddy-{name}" and s.seam is Seam.AGENT_CLI
+    ]
     if found:
         assert found[0].script is not None
         steps = found[0].script.to_json(found[0].id)["steps"]
@@ -124,14 +129,26 @@ def test_fake_codebuddy_prints_the_capture(
 
 def test_every_replayed_capture_but_text_has_a_scenario(catalogue: loader.Loaded) -> None:
     named = {
-        s.capture for s in catalogue.scenarios if s.capture and s.capture.startswith("codebuddy-")
+        s.capture
+        for s in catalogue.scenarios
+        if s.capture and s.capture.startswith("codebuddy-") and s.seam is Seam.AGENT_CLI
     }
     assert named == {f"codebuddy-{n}" for n in _replayed() if n not in STEPS}
 
 
-@pytest.mark.parametrize("name", ["success-json", "prose-only-json"])
-def test_a_real_json_array_imports_as_events(name: str) -> None:
-    """``harness import --driver codebuddy`` explains the real array item by item."""
+@pytest.mark.parametrize(
+    "name",
+    [
+        "success-json",
+        "prose-only-json",
+        "success-stream",
+        "invalid-then-valid",
+        "two-calls-one-message",
+        "unknown-tool",
+    ],
+)
+def test_real_output_imports_as_events(name: str) -> None:
+    """``harness import --driver codebuddy`` explains the real array or lines item by item."""
     schema = Path(__file__).resolve().parent.parent / "scenarios/agent-cli/schemas/diagnosis.json"
     done = importer.import_transcript(
         importer.Options("codebuddy", captures.FOLDER / f"{name}.stdout", schema)

@@ -150,7 +150,7 @@ class Loop:
         return Step.RECOVER
 
     def calls(self, verdicts: list[tuple[object, bool]]) -> Step:
-        """StructuredOutput calls, each (input, accepted): the last accepted is kept (C-01, C-02)."""
+        """Calls, each (input, accepted); the last accepted is kept (C-01, C-02)."""
         for value, accepted in verdicts:
             if accepted:
                 self.accepted = (value,)

@@ -74,6 +74,22 @@ def reask_text(schema_text: str) -> str:
     )
 
 
+def recovery_text(name: str) -> str:
+    """
+    The note CodeBuddy Code 2.117.0 sends after a call to a tool it does not have
+    (C-04), as it reaches the API (probed: the wire text, kept so the requests agree).
+    """
+    return (
+        '<system-reminder data-role="error-recovery">\n## Model error retry: Tool Not Found\n\n'
+        f'You attempted to call a tool named "{name}" but it does not exist in the current '
+        "tool set.\n\nPlease check:\n1. Did you misspell the tool name? Common tool names "
+        "include: Read, Write, Edit, Bash, Glob, Grep, Agent, WebFetch, WebSearch, etc.\n"
+        "2. Is this tool available in the current context?\n\nIf you made a typo, please "
+        "retry with the correct tool name.\nIf the tool genuinely doesn't exist, try to "
+        "accomplish your goal using other available tools.\n</system-reminder>"
+    )
+
+
 @dataclass(frozen=True)
 class CodeBuddyRun:
     """What the modelled CLI did: its exit status, stdout bytes and stderr text."""
@@ -137,21 +153,6 @@ class _Renderer(CodeBuddyRenderer):
 
     def finish(self) -> int:
         return 0  # CodeBuddy exits 0 whenever it prints a result, errors included
-
-    def recovery_snapshot(self) -> None:
-        """C-04: the request is sent again; a snapshot shows it (the turn is the same)."""
-        self._close_message()
-        self.ids.advance(4, 10)
-        self.emit(self._snapshot())
-
-    def calls(self, calls: list[tuple[str, object, str]]) -> None:
-        """StructuredOutput calls of one message: every call, then every result (C-01, C-02)."""
-        for call_id, value, _ in calls:
-            self.tool_call(rules.STRUCTURED_OUTPUT, value, call_id)
-        self._close_message()
-        for call_id, _, text in calls:
-            self.emit(self.tool_result_record(call_id, text, None))
-            self.state.user_lines += 1
 
 
 def run_codebuddy(
@@ -248,7 +249,9 @@ class _Chat:
     def _post(
         self, headers: Mapping[str, str], timeout: float | None, renderer: _Renderer
     ) -> _Answer | None:
-        content = json.dumps(self.body(), ensure_ascii=False).encode()
+        content = json.dumps(
+            self.body()
+        ).encode()  # lone surrogates escaped, as JSON.stringify does
         with self.client.stream(
             "POST", self.url, content=content, headers=headers, timeout=timeout
         ) as response:
@@ -267,12 +270,19 @@ class _Chat:
         renderer.upstream = answer.id
         if not answer.done:  # C-06
             renderer.event("api_error_message", {"text": rules.ABORTED})
+            renderer.event("recovery", None)
             loop.cut()
             return True
         unknown = [c["name"] for c in answer.calls if c["name"] not in rules.TOOLS]
-        if unknown:  # C-04
+        if unknown:  # C-04: the answer is dropped, a note joins the last user message
             renderer.event("api_error_message", {"text": rules.not_found(unknown[0])})
-            renderer.recovery_snapshot()
+            renderer.event("recovery", None)
+            note = {"type": "text", "text": recovery_text(unknown[0])}
+            last = self.messages[-1]
+            if last.get("role") == "user" and isinstance(last.get("content"), list):
+                last["content"] = [*last["content"], note]
+            else:
+                self.messages.append({"role": "user", "content": [note]})
             loop.unknown(unknown[0])
             return True
         if answer.calls:
@@ -304,29 +314,35 @@ class _Chat:
         self.messages.append({"role": "assistant", "content": [part]})
 
     def _calls(self, answer: _Answer, renderer: _Renderer, loop: rules.Loop) -> None:
-        judged: list[tuple[str, object, str]] = []
+        """StructuredOutput calls: each judged, printed, sent back with its result (C-01, C-02)."""
+        printed: list[dict[str, object]] = []
         verdicts: list[tuple[object, bool]] = []
-        for call in answer.calls:
-            value = _arguments(call["arguments"])
-            error = self.schema.verdict(call["arguments"])
-            judged.append((call["id"], value, TOOL_ACCEPTED if error is None else error))
-            verdicts.append((value, error is None))
-        renderer.calls(judged)
-        loop.calls(verdicts)
         message: dict[str, object] = {"role": "assistant"}
         if answer.text:
+            renderer.event("text", answer.text)
             message["content"] = [{"type": "text", "text": answer.text, "annotations": []}]
         message["tool_calls"] = [
             {
-                "id": call["id"],
+                "id": c["id"],
                 "type": "function",
-                "function": {"name": call["name"], "arguments": call["arguments"]},
+                "function": {"name": c["name"], "arguments": c["arguments"]},
             }
-            for call in answer.calls
+            for c in answer.calls
         ]
-        self.messages.append(message)
-        for call_id, _, text in judged:
-            self.messages.append({"role": "tool", "content": text, "tool_call_id": call_id})
+        results: list[dict[str, object]] = []
+        for call in answer.calls:
+            value = _arguments(call["arguments"])
+            error = self.schema.verdict(call["arguments"])
+            shown: dict[str, object] = {"id": call["id"], "input": value}
+            if error is not None:
+                shown["error"] = error
+            printed.append(shown)
+            verdicts.append((value, error is None))
+            content = TOOL_ACCEPTED if error is None else error
+            results.append({"role": "tool", "content": content, "tool_call_id": call["id"]})
+        renderer.event("structured_output_calls", printed)
+        loop.calls(verdicts)
+        self.messages += [message, *results]
 
 
 def _arguments(text: str) -> object:
@@ -387,7 +403,9 @@ def _chunk(answer: _Answer, calls: dict[int, dict[str, str]], data: str) -> None
         if isinstance(delta.get("content"), str):
             answer.text += delta["content"]
         for piece in delta.get("tool_calls") or []:
-            call = calls.setdefault(int(piece.get("index", 0)), {"id": "", "name": "", "arguments": ""})
+            call = calls.setdefault(
+                int(piece.get("index", 0)), {"id": "", "name": "", "arguments": ""}
+            )
             function = piece.get("function") or {}
             call["id"] = piece.get("id") or call["id"]
             call["name"] = function.get("name") or call["name"]

@@ -23,12 +23,10 @@ from typing import Any, ClassVar
 
 from harness.catalogue import jsonvalue
 from harness.catalogue.lines import JSON_SPACE, json_lines
+from harness.systems.codebuddy import TOOLS as CODEBUDDY_TOOLS
 from providers_fake.api import RecordedRequest, realcli
 from providers_fake.api import Script as ModelScript
-from harness.systems.codebuddy import TOOLS as CODEBUDDY_TOOLS
 from providers_fake.api.script import STRUCTURED_OUTPUT, Answer
-
-
 
 #: The model codex asks for (its provider is the fake, so any name will do).
 CODEX_MODEL = "gpt-probe"
@@ -87,8 +85,7 @@ class ModelApiRequest:
         # CodeBuddy answers a tool it does not have with "not found" (C-04): nothing runs.
         offered = _OFFERED.get(self.cli)
         return any(
-            tool.name != STRUCTURED_OUTPUT
-            and (offered is None or tool.name in offered)
+            tool.name != STRUCTURED_OUTPUT and (offered is None or tool.name in offered)
             for step in script.steps
             if isinstance(step, Answer)
             for tool in step.tools
@@ -175,9 +172,10 @@ class SeenRequest:
             # is the role, the content and the calls (as the captures keep them).
             kept = [{k: m[k] for k in _CHAT_KEPT if k in m} for m in record.messages_after_prompt]
             messages = kept
+        schema_key = _SCHEMA_KEY.get(record.api, "input_schema")
         return cls(
             model=record.model,
-            input_schema=None if tool is None else tool.get(_SCHEMA_KEY.get(record.api, "input_schema")),
+            input_schema=None if tool is None else tool.get(schema_key),
             strict=record.strict,
             text_format=record.text_format,
             messages_after_prompt=messages,
