@@ -26,16 +26,31 @@ from tests.capture_compare import compare_codebuddy
 from tests.realbin import real_binary
 
 GOOD, BAD = captures.GOOD, captures.BAD
-#: The fake's script for the one capture no agent-cli scenario replays (the adaptor
-#: never asks for text output); the others' steps are their scenarios' (captures.yaml).
+#: The fake's scripts for the captures no agent-cli scenario replays (the adaptor never
+#: asks for text output; two calls in one message); the others' are their scenarios'.
 STEPS: dict[str, list[object]] = {
     "success-text": ["init", {"structured_output": GOOD}, {"text": "Done."}, "result"],
+    "two-calls-one-message": [
+        "init",
+        {
+            "structured_output_calls": [
+                {
+                    "id": "call_fake00000000",
+                    "input": BAD,
+                    "error": "Output does not match required schema: root: must have required "
+                    "property 'fixes', /cause: must be string",
+                },
+                {"id": "call_fake00000001", "input": GOOD},
+            ]
+        },
+        {"text": "Done."},
+        "result",
+    ],
 }
 #: Captures the fake does not reproduce, and why.
 NOT_REPLAYED = {
     "schema-not-json": "the adaptor refuses the schema before launch; the CLI takes it",
     "schema-invalid": "the adaptor refuses the schema before launch; the CLI takes it",
-    "two-calls-one-message": "two StructuredOutput calls in one message: no fake event yet",
 }
 
 

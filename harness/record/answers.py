@@ -379,21 +379,24 @@ class _Chat(_Reader):
                 self._message(content, message.get("content"), _list(message.get("tool_calls")))
             content.ended = bool(whole)
             return content
-        text, calls = "", {}
+        text = ""
+        calls: dict[int, dict[str, str]] = {}
         for event in sse_events(body):
             data = event.data if isinstance(event.data, dict) else {}
             error = data.get("error")
             if isinstance(error, dict):
                 content.error = error
             for choice in _list(data.get("choices")):
-                delta = choice.get("delta") if isinstance(choice.get("delta"), dict) else {}
-                text += delta.get("content") or ""
+                delta = _dict(choice.get("delta"))
+                text += str(delta.get("content") or "")
                 for piece in _list(delta.get("tool_calls")):
-                    call = calls.setdefault(piece.get("index", 0), {"name": "", "arguments": ""})
-                    given = piece.get("function")
-                    function = given if isinstance(given, dict) else {}
-                    call["name"] = function.get("name") or call["name"]
-                    call["arguments"] += function.get("arguments") or ""
+                    at = piece.get("index")
+                    call = calls.setdefault(
+                        at if isinstance(at, int) else 0, {"name": "", "arguments": ""}
+                    )
+                    function = _dict(piece.get("function"))
+                    call["name"] = str(function.get("name") or call["name"])
+                    call["arguments"] += str(function.get("arguments") or "")
         content.ended = b"data: [DONE]" in body
         self._message(content, text, [{"function": calls[i]} for i in sorted(calls)])
         return content
@@ -404,7 +407,7 @@ class _Chat(_Reader):
             content.texts.append(text)
             content.kinds.append("text")
         for call in calls:
-            function = call.get("function") if isinstance(call.get("function"), dict) else {}
+            function = _dict(call.get("function"))
             arguments = str(function.get("arguments", ""))
             value, ok = parse(arguments) if arguments else ({}, True)
             if not ok:
@@ -492,6 +495,10 @@ def _body(reply: Reply) -> bytes:
 def _json_object(data: bytes) -> dict[str, Any]:
     parsed = parse(data)[0]
     return parsed if isinstance(parsed, dict) else {}
+
+
+def _dict(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def _list(value: object) -> list[dict[str, Any]]:

@@ -225,7 +225,7 @@ def _codebuddy_calls(
     records: Sequence[Record], i: int, kind: str, read: Callable[[Any], _Call]
 ) -> Iterator[Candidate]:
     """Several calls of one message, then their results: ``structured_output_calls``."""
-    calls = []
+    calls: list[tuple[str, object, object]] = []
     while i + len(calls) < len(records):
         value = records[i + len(calls)].value
         call = read(value) if _kind(value)[0] == kind else None

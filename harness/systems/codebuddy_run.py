@@ -39,6 +39,7 @@ from harness.catalogue.lines import sse_lines
 from harness.systems import codebuddy as rules
 from harness.systems.claude import validator
 from harness.systems.profiles import CodeBuddyProfile
+from providers_fake.api.script import STRUCTURED_OUTPUT
 from providers_fake.cli.base import Context
 from providers_fake.cli.claude.result import ABSENT
 from providers_fake.cli.codebuddy import CLI, DEFAULT_MODEL, REMINDERS, CodeBuddyRenderer
@@ -213,7 +214,7 @@ class _Chat:
 
     def body(self) -> dict[str, object]:
         function = {
-            "name": rules.STRUCTURED_OUTPUT,
+            "name": STRUCTURED_OUTPUT,
             "description": TOOL_DESCRIPTION,
             "parameters": self.schema.parameters,
             "strict": False,
@@ -279,8 +280,9 @@ class _Chat:
             renderer.event("recovery", None)
             note = {"type": "text", "text": recovery_text(unknown[0])}
             last = self.messages[-1]
-            if last.get("role") == "user" and isinstance(last.get("content"), list):
-                last["content"] = [*last["content"], note]
+            parts = last.get("content")
+            if last.get("role") == "user" and isinstance(parts, list):
+                last["content"] = [*parts, note]
             else:
                 self.messages.append({"role": "user", "content": [note]})
             loop.unknown(unknown[0])
