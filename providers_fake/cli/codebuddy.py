@@ -31,8 +31,9 @@ Code's conversation in CodeBuddy's own records:
 Several StructuredOutput calls of one message are one event
 (``structured_output_calls``: every call, then every result, the usage on the
 last block), and a call to a tool the CLI lacks is ``api_error_message`` then
-``recovery`` (a snapshot; the turn goes on).  The vendor's system reminders in the prompt item are not reproduced
-(stand-ins of the same shape; the comparison masks them).  Launch rules are
+``recovery`` (a snapshot; the turn goes on).  The vendor's system reminders
+in the prompt item are not reproduced (stand-ins of the same shape; the
+comparison masks them).  Launch rules are
 Claude Code's with two more options (`CodeBuddyCli`).
 """
 
