@@ -17,12 +17,13 @@ prompt is the first turn; a re-ask (C-03) is a turn of its own.
   result goes back and the model is asked again; the turn ends at the next
   answer without a call.  Several accepted calls keep the last value.  The
   result's ``result`` is the text that ended the *first* turn, whatever the
-  re-asks answered;
+  re-asks answered (the last text, once C-04 or C-06 was met);
 - **C-02** a call that misses the schema gets the validation message back and
   the model is asked again, without limit (`CodeBuddyProfile.schema_retry_limit`);
 - **C-03** a turn that ends without an accepted call is followed by a re-ask
   (a user message naming the tool and the schema, printed as a snapshot), at
-  most three times; the turn after the third re-ask ends the run as
+  most three times (never on ``--output-format text``); the turn after the
+  last re-ask ends the run as
   ``success``, with ``structured_output`` only if a call was accepted.  The
   answer ending a re-ask turn that ends the run is not printed on stream-json
   (it is in the json array), unless an unknown tool was met earlier (C-04);
@@ -35,8 +36,9 @@ prompt is the first turn; a re-ask (C-03) is a turn of its own.
 - **C-05** an HTTP error or a mid-stream error is shown and then waited on for
   minutes: the run does not end by itself (`Ending.WAITS`);
 - **C-06** a stream cut before ``[DONE]`` is shown as ``aborted`` and asked
-  again, and the run ends as ``error_during_execution`` (``errors:
-  ["aborted"]``) whatever follows;
+  again, as C-04 is (a snapshot, no note): a turn that then ends with an
+  accepted call ends the run as ``error_during_execution`` (``errors:
+  ["aborted"]``); a re-ask forgets it;
 - **C-07** ``--max-turns N`` stops asking after N requests, prints ``Max turns
   (N) exceeded`` and then waits without a result (`Ending.WAITS`).
 
@@ -116,15 +118,17 @@ class Loop:
     """The rules as a state machine: feed it each answer, it says what the CLI does next."""
 
     max_turns: int | None = None
+    #: Re-asks after a turn without an accepted call: none on ``--output-format text``.
+    reasks: int = PROSE_REASKS
     requests: int = 0
     turn: int = 0
     first_text: str | None = None
+    last_text: str = ""
     accepted: tuple[object] | None = None
     #: C-04's text, while the turn it happened in lasts.
     error: str | None = None
     #: Whether an unknown tool was met in the run (the last answer is then printed).
     recovered: bool = False
-    aborted: bool = False
     ending: Prediction | None = field(default=None)
 
     def ask(self) -> Prediction | None:
@@ -140,7 +144,8 @@ class Loop:
 
     def cut(self) -> Step:
         """A stream cut before ``[DONE]``: shown as aborted and asked again (C-06)."""
-        self.aborted = True
+        self.error = ABORTED
+        self.recovered = True
         return Step.ASK
 
     def unknown(self, name: str) -> Step:
@@ -160,17 +165,16 @@ class Loop:
         """An answer without a call: the turn ends (C-01, C-03, C-04, C-06)."""
         if self.turn == 0:
             self.first_text = text
-        result = self.first_text or ""
-        if self.aborted:
+        self.last_text = text
+        result = self.last_text if self.recovered else self.first_text or ""
+        if self.accepted is not None and self.error is not None:
+            rule = "C-06" if self.error == ABORTED else "C-04"
             self.ending = Prediction(Ending.RESULT, self.requests, "error_during_execution",
-                                     errors=(ABORTED,), rule="C-06")  # fmt: skip
-        elif self.accepted is not None and self.error is not None:
-            self.ending = Prediction(Ending.RESULT, self.requests, "error_during_execution",
-                                     errors=(self.error,), rule="C-04")  # fmt: skip
+                                     errors=(self.error,), rule=rule)  # fmt: skip
         elif self.accepted is not None:
             self.ending = Prediction(Ending.RESULT, self.requests, "success", result,
                                      self.accepted, rule="C-01")  # fmt: skip
-        elif self.turn >= PROSE_REASKS:
+        elif self.turn >= self.reasks:
             self.ending = Prediction(Ending.RESULT, self.requests, "success", result, rule="C-03")
         else:
             self.turn += 1

@@ -127,7 +127,7 @@ class _Schema:
         """The validation message for a call's arguments, None when accepted."""
         if not self.judges:
             return None
-        return validator.check(self.text, arguments).error
+        return validator.check(self.text, arguments, raw=True).error
 
 
 @dataclass
@@ -154,6 +154,14 @@ class _Renderer(CodeBuddyRenderer):
 
     def finish(self) -> int:
         return 0  # CodeBuddy exits 0 whenever it prints a result, errors included
+
+    def print_result(self, record: dict[str, object]) -> None:
+        """On text an error result is its errors on stderr, nothing on stdout (probed)."""
+        errors = record.get("errors")
+        if self.mode == "text" and record.get("subtype") != "success" and isinstance(errors, list):
+            self.ctx.out.stderr("".join(f"{error}\n" for error in errors).encode())
+            return
+        super().print_result(record)
 
 
 def run_codebuddy(
@@ -194,9 +202,11 @@ def run_codebuddy(
     renderer = _Renderer(ctx)
     renderer.event("init", None)
     chat = _Chat(client, base_url, prompt, _Schema.of(schema, CodeBuddyProfile.of(version)))
-    killed = not chat.converse(renderer, rules.Loop(max_turns), timeout)
+    loop = rules.Loop(max_turns, reasks=0 if output_format == "text" else rules.PROSE_REASKS)
+    killed = not chat.converse(renderer, loop, timeout)
     stdout = b"".join(c[-1] for c in out.chunks if c[0] == "stdout" and isinstance(c[-1], bytes))
-    return CodeBuddyRun(KILLED if killed else 0, stdout, "", timed_out=killed)
+    stderr = b"".join(c[-1] for c in out.chunks if c[0] == "stderr" and isinstance(c[-1], bytes))
+    return CodeBuddyRun(KILLED if killed else 0, stdout, stderr.decode(), timed_out=killed)
 
 
 class _Chat:
