@@ -260,9 +260,8 @@ class _Chat:
     def _post(
         self, headers: Mapping[str, str], timeout: float | None, renderer: _Renderer
     ) -> _Answer | None:
-        content = json.dumps(
-            self.body()
-        ).encode()  # lone surrogates escaped, as JSON.stringify does
+        # ASCII-escaped: a lone surrogate in a schema is escaped, as JSON.stringify does.
+        content = json.dumps(self.body()).encode()
         with self.client.stream(
             "POST", self.url, content=content, headers=headers, timeout=timeout
         ) as response:
