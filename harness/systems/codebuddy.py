@@ -17,7 +17,8 @@ prompt is the first turn; a re-ask (C-03) is a turn of its own.
   result goes back and the model is asked again; the turn ends at the next
   answer without a call.  Several accepted calls keep the last value.  The
   result's ``result`` is the text that ended the *first* turn, whatever the
-  re-asks answered (the last text, once C-04 or C-06 was met);
+  re-asks answered (the last text once C-04 or C-06 was met in the first
+  turn, and on json and text);
 - **C-02** a call that misses the schema gets the validation message back and
   the model is asked again, without limit (`CodeBuddyProfile.schema_retry_limit`);
 - **C-03** a turn that ends without an accepted call is followed by a re-ask
@@ -26,7 +27,7 @@ prompt is the first turn; a re-ask (C-03) is a turn of its own.
   last re-ask ends the run as
   ``success``, with ``structured_output`` only if a call was accepted.  The
   answer ending a re-ask turn that ends the run is not printed on stream-json
-  (it is in the json array), unless an unknown tool was met earlier (C-04);
+  (it is in the json array), unless C-04 or C-06 was met in the first turn;
 - **C-04** a call to a tool the CLI does not have is shown as the text ``Tool
   NAME not found in agent cli.`` (no usage), dropped from the history, and the
   same request is sent again with a recovery note in the prompt (a snapshot
@@ -38,7 +39,8 @@ prompt is the first turn; a re-ask (C-03) is a turn of its own.
 - **C-06** a stream cut before ``[DONE]`` is shown as ``aborted`` and asked
   again, as C-04 is (a snapshot, no note): a turn that then ends with an
   accepted call ends the run as ``error_during_execution`` (``errors:
-  ["aborted"]``); a re-ask forgets it;
+  ["aborted"]``); a re-ask forgets it (on stream-json: on json and text any
+  turn that met C-04 or C-06 ends the run so, the error on stderr alone);
 - **C-07** ``--max-turns N`` stops asking after N requests, prints ``Max turns
   (N) exceeded`` and then waits without a result (`Ending.WAITS`).
 
@@ -120,6 +122,11 @@ class Loop:
     max_turns: int | None = None
     #: Re-asks after a turn without an accepted call: none on ``--output-format text``.
     reasks: int = PROSE_REASKS
+    #: Whether a re-ask forgets a C-04/C-06 error: on stream-json only; on json and text
+    #: such a turn ends the run as error_during_execution, its error on stderr.
+    forgets: bool = True
+    #: Whether the result's text is the last turn's (json and text) or the first's.
+    last_result: bool = False
     requests: int = 0
     turn: int = 0
     first_text: str | None = None
@@ -127,7 +134,8 @@ class Loop:
     accepted: tuple[object] | None = None
     #: C-04's text, while the turn it happened in lasts.
     error: str | None = None
-    #: Whether an unknown tool was met in the run (the last answer is then printed).
+    #: Whether C-04 or C-06 was met in the first turn: the result's text is then the
+    #: last turn's, and the answer ending the run is printed.
     recovered: bool = False
     ending: Prediction | None = field(default=None)
 
@@ -145,13 +153,13 @@ class Loop:
     def cut(self) -> Step:
         """A stream cut before ``[DONE]``: shown as aborted and asked again (C-06)."""
         self.error = ABORTED
-        self.recovered = True
+        self.recovered = self.recovered or self.turn == 0
         return Step.ASK
 
     def unknown(self, name: str) -> Step:
         """A call to a tool the CLI does not have (C-04)."""
         self.error = not_found(name)
-        self.recovered = True
+        self.recovered = self.recovered or self.turn == 0
         return Step.RECOVER
 
     def calls(self, verdicts: list[tuple[object, bool]]) -> Step:
@@ -166,8 +174,8 @@ class Loop:
         if self.turn == 0:
             self.first_text = text
         self.last_text = text
-        result = self.last_text if self.recovered else self.first_text or ""
-        if self.accepted is not None and self.error is not None:
+        result = self.last_text if self.recovered or self.last_result else self.first_text or ""
+        if self.error is not None and (self.accepted is not None or not self.forgets):
             rule = "C-06" if self.error == ABORTED else "C-04"
             self.ending = Prediction(Ending.RESULT, self.requests, "error_during_execution",
                                      errors=(self.error,), rule=rule)  # fmt: skip

@@ -91,6 +91,13 @@ def recovery_text(name: str) -> str:
     )
 
 
+#: The note after a cut stream (C-06), as it reaches the API (probed).
+NETWORK_NOTE = (
+    '<system-reminder data-role="error-recovery">Network error occurred, please continue'
+    "</system-reminder>"
+)
+
+
 @dataclass(frozen=True)
 class CodeBuddyRun:
     """What the modelled CLI did: its exit status, stdout bytes and stderr text."""
@@ -127,7 +134,8 @@ class _Schema:
         """The validation message for a call's arguments, None when accepted."""
         if not self.judges:
             return None
-        return validator.check(self.text, arguments, raw=True).error
+        # CodeBuddy words each error without the detail Claude Code adds (params=False).
+        return validator.check(self.text, arguments, params=False, raw=True).error
 
 
 @dataclass
@@ -156,11 +164,24 @@ class _Renderer(CodeBuddyRenderer):
         return 0  # CodeBuddy exits 0 whenever it prints a result, errors included
 
     def print_result(self, record: dict[str, object]) -> None:
-        """On text an error result is its errors on stderr, nothing on stdout (probed)."""
+        """
+        On json and text an error result is its errors on stderr, nothing on
+        stdout; on text a result that is JSON is printed indented by two (probed).
+        """
         errors = record.get("errors")
-        if self.mode == "text" and record.get("subtype") != "success" and isinstance(errors, list):
+        failed = record.get("subtype") != "success" and isinstance(errors, list)
+        if self.mode in ("json", "text") and failed and isinstance(errors, list):
             self.ctx.out.stderr("".join(f"{error}\n" for error in errors).encode())
             return
+        text = record.get("result")
+        if self.mode == "text" and isinstance(text, str):
+            try:
+                value = jsonvalue.loads(text)
+            except ValueError:
+                pass
+            else:
+                self.write_text(json.dumps(value, indent=2, ensure_ascii=False))
+                return
         super().print_result(record)
 
 
@@ -202,7 +223,12 @@ def run_codebuddy(
     renderer = _Renderer(ctx)
     renderer.event("init", None)
     chat = _Chat(client, base_url, prompt, _Schema.of(schema, CodeBuddyProfile.of(version)))
-    loop = rules.Loop(max_turns, reasks=0 if output_format == "text" else rules.PROSE_REASKS)
+    loop = rules.Loop(
+        max_turns,
+        reasks=0 if output_format == "text" else rules.PROSE_REASKS,
+        forgets=output_format == "stream-json",
+        last_result=output_format != "stream-json",
+    )
     killed = not chat.converse(renderer, loop, timeout)
     stdout = b"".join(c[-1] for c in out.chunks if c[0] == "stdout" and isinstance(c[-1], bytes))
     stderr = b"".join(c[-1] for c in out.chunks if c[0] == "stderr" and isinstance(c[-1], bytes))
@@ -281,19 +307,14 @@ class _Chat:
         if not answer.done:  # C-06
             renderer.event("api_error_message", {"text": rules.ABORTED})
             renderer.event("recovery", None)
+            self._note(NETWORK_NOTE)
             loop.cut()
             return True
         unknown = [c["name"] for c in answer.calls if c["name"] not in rules.TOOLS]
         if unknown:  # C-04: the answer is dropped, a note joins the last user message
             renderer.event("api_error_message", {"text": rules.not_found(unknown[0])})
             renderer.event("recovery", None)
-            note = {"type": "text", "text": recovery_text(unknown[0])}
-            last = self.messages[-1]
-            parts = last.get("content")
-            if last.get("role") == "user" and isinstance(parts, list):
-                last["content"] = [*parts, note]
-            else:
-                self.messages.append({"role": "user", "content": [note]})
+            self._note(recovery_text(unknown[0]))
             loop.unknown(unknown[0])
             return True
         if answer.calls:
@@ -319,6 +340,16 @@ class _Chat:
             fields["errors"] = list(ending.errors)
         renderer.event("result", fields)
         return False
+
+    def _note(self, text: str) -> None:
+        """An error-recovery note: joins the last user message, or is one after tool results."""
+        note = {"type": "text", "text": text}
+        last = self.messages[-1]
+        parts = last.get("content")
+        if last.get("role") == "user" and isinstance(parts, list):
+            last["content"] = [*parts, note]
+        else:
+            self.messages.append({"role": "user", "content": [note]})
 
     def _said(self, answer: _Answer) -> None:
         part = {"type": "text", "text": answer.text, "annotations": []}
