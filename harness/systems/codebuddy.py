@@ -39,8 +39,8 @@ prompt is the first turn; a re-ask (C-03) is a turn of its own.
 - **C-06** a stream cut before ``[DONE]`` is shown as ``aborted`` and asked
   again, as C-04 is (a snapshot, no note): a turn that then ends with an
   accepted call ends the run as ``error_during_execution`` (``errors:
-  ["aborted"]``); a re-ask forgets it (on stream-json: on json and text any
-  turn that met C-04 or C-06 ends the run so, the error on stderr alone);
+  ["aborted"]``); a re-ask forgets it (on json and text, the first turn
+  that met C-04 or C-06 ends the run so, the error on stderr alone);
 - **C-07** ``--max-turns N`` stops asking after N requests, prints ``Max turns
   (N) exceeded`` and then waits without a result (`Ending.WAITS`).
 
@@ -122,8 +122,9 @@ class Loop:
     max_turns: int | None = None
     #: Re-asks after a turn without an accepted call: none on ``--output-format text``.
     reasks: int = PROSE_REASKS
-    #: Whether a re-ask forgets a C-04/C-06 error: on stream-json only; on json and text
-    #: such a turn ends the run as error_during_execution, its error on stderr.
+    #: Whether a re-ask forgets a C-04/C-06 error of the first turn: on stream-json only;
+    #: on json and text that turn ends the run as error_during_execution, its error on
+    #: stderr (an error of a later turn is forgotten on every format).
     forgets: bool = True
     #: Whether the result's text is the last turn's (json and text) or the first's.
     last_result: bool = False
@@ -132,8 +133,9 @@ class Loop:
     first_text: str | None = None
     last_text: str = ""
     accepted: tuple[object] | None = None
-    #: C-04's text, while the turn it happened in lasts.
+    #: C-04's or C-06's text, while the turn it happened in lasts, and that turn.
     error: str | None = None
+    error_turn: int = 0
     #: Whether C-04 or C-06 was met in the first turn: the result's text is then the
     #: last turn's, and the answer ending the run is printed.
     recovered: bool = False
@@ -152,13 +154,13 @@ class Loop:
 
     def cut(self) -> Step:
         """A stream cut before ``[DONE]``: shown as aborted and asked again (C-06)."""
-        self.error = ABORTED
+        self.error, self.error_turn = ABORTED, self.turn
         self.recovered = self.recovered or self.turn == 0
         return Step.ASK
 
     def unknown(self, name: str) -> Step:
         """A call to a tool the CLI does not have (C-04)."""
-        self.error = not_found(name)
+        self.error, self.error_turn = not_found(name), self.turn
         self.recovered = self.recovered or self.turn == 0
         return Step.RECOVER
 
@@ -175,7 +177,8 @@ class Loop:
             self.first_text = text
         self.last_text = text
         result = self.last_text if self.recovered or self.last_result else self.first_text or ""
-        if self.error is not None and (self.accepted is not None or not self.forgets):
+        first = self.error_turn == 0
+        if self.error is not None and (self.accepted is not None or (first and not self.forgets)):
             rule = "C-06" if self.error == ABORTED else "C-04"
             self.ending = Prediction(Ending.RESULT, self.requests, "error_during_execution",
                                      errors=(self.error,), rule=rule)  # fmt: skip

@@ -125,10 +125,10 @@ class _Schema:
         if not isinstance(value, dict):
             wrapper = profile.structured_output_parameters.get("invalid_schema")
             return cls(text, wrapper, False)
+        # The parameters are the schema as parsed (numbers JSON.parse may round are
+        # compared as Python reads them on both sides: `run.RACY_PARAMETERS`).
         compiled = validator.compile_schema(text)
-        if isinstance(compiled, validator.Refusal):
-            return cls(text, value, False)
-        return cls(text, compiled.wire, True)
+        return cls(text, value, not isinstance(compiled, validator.Refusal))
 
     def verdict(self, arguments: str) -> str | None:
         """The validation message for a call's arguments, None when accepted."""
@@ -162,6 +162,13 @@ class _Renderer(CodeBuddyRenderer):
 
     def finish(self) -> int:
         return 0  # CodeBuddy exits 0 whenever it prints a result, errors included
+
+    def synthetic_record(self, text: str, error: str) -> dict[str, object]:
+        """An error shown as text is an assistant message item of the json array too (fuzzed)."""
+        part = {"type": "output_text", "text": text}
+        item = {"type": "message", "role": "assistant", "status": "completed", "content": [part]}
+        self.items.append({**item, "sessionId": self.session_id, "parentId": self.parent})
+        return super().synthetic_record(text, error)
 
     def print_result(self, record: dict[str, object]) -> None:
         """
