@@ -395,10 +395,12 @@ class _Chat:
 
 
 def _arguments(text: str) -> object:
+    """A call's input as the CLI holds it after ``JSON.parse`` (1e30, not a Python int)."""
     try:
-        return jsonvalue.loads(text)
+        jsonvalue.loads(text)
     except ValueError:
         return {}
+    return validator.normalized(text)
 
 
 def _http_error(response: httpx.Response, request_id: str, session_id: str) -> str:
