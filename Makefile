@@ -1,5 +1,7 @@
 # Two commands matter: `make run` (the catalogue against the reference, the
-# pinned real pair and the example adaptors and SDKs, with reports) and `make
+# pinned real CLIs (claude, codex and codebuddy: the model-api seam's real
+# runs of CodeBuddy are here, not in the suite) and the example adaptors and
+# SDKs, with reports) and `make
 # test` (the project's own test suite).  Both set up the local virtualenv
 # first when it is missing or older than pyproject.toml.  `make matrix` runs
 # the model-api catalogue on other releases of the real CLIs, with the drift.

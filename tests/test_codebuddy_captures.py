@@ -18,6 +18,7 @@ import pytest
 
 import providers_fake
 from harness.catalogue import loader
+from harness.catalogue.scenario import Seam
 from harness.record import importer
 from harness.systems.profiles import WRAPPED_PARAMETERS
 from tests import codebuddy_captures as captures
@@ -25,16 +26,31 @@ from tests.capture_compare import compare_codebuddy
 from tests.realbin import real_binary
 
 GOOD, BAD = captures.GOOD, captures.BAD
-#: The fake's script for the one capture no agent-cli scenario replays (the adaptor
-#: never asks for text output); the others' steps are their scenarios' (captures.yaml).
+#: The fake's scripts for the captures no agent-cli scenario replays (the adaptor never
+#: asks for text output; two calls in one message); the others' are their scenarios'.
 STEPS: dict[str, list[object]] = {
     "success-text": ["init", {"structured_output": GOOD}, {"text": "Done."}, "result"],
+    "two-calls-one-message": [
+        "init",
+        {
+            "structured_output_calls": [
+                {
+                    "id": "call_fake00000000",
+                    "input": BAD,
+                    "error": "Output does not match required schema: root: must have required "
+                    "property 'fixes', /cause: must be string",
+                },
+                {"id": "call_fake00000001", "input": GOOD},
+            ]
+        },
+        {"text": "Done."},
+        "result",
+    ],
 }
 #: Captures the fake does not reproduce, and why.
 NOT_REPLAYED = {
     "schema-not-json": "the adaptor refuses the schema before launch; the CLI takes it",
     "schema-invalid": "the adaptor refuses the schema before launch; the CLI takes it",
-    "two-calls-one-message": "two StructuredOutput calls in one message: no fake event yet",
 }
 
 
@@ -106,7 +122,11 @@ def test_fake_codebuddy_prints_the_capture(
     name: str, catalogue: loader.Loaded, tmp_path: Path
 ) -> None:
     meta = _meta(name)
-    found = [s for s in catalogue.scenarios if s.capture == f"codebuddy-{name}"]
+    found = [
+        s
+        for s in catalogue.scenarios
+        if s.capture == f"codebuddy-{name}" and s.seam is Seam.AGENT_CLI
+    ]
     if found:
         assert found[0].script is not None
         steps = found[0].script.to_json(found[0].id)["steps"]
@@ -124,14 +144,26 @@ def test_fake_codebuddy_prints_the_capture(
 
 def test_every_replayed_capture_but_text_has_a_scenario(catalogue: loader.Loaded) -> None:
     named = {
-        s.capture for s in catalogue.scenarios if s.capture and s.capture.startswith("codebuddy-")
+        s.capture
+        for s in catalogue.scenarios
+        if s.capture and s.capture.startswith("codebuddy-") and s.seam is Seam.AGENT_CLI
     }
     assert named == {f"codebuddy-{n}" for n in _replayed() if n not in STEPS}
 
 
-@pytest.mark.parametrize("name", ["success-json", "prose-only-json"])
-def test_a_real_json_array_imports_as_events(name: str) -> None:
-    """``harness import --driver codebuddy`` explains the real array item by item."""
+@pytest.mark.parametrize(
+    "name",
+    [
+        "success-json",
+        "prose-only-json",
+        "success-stream",
+        "invalid-then-valid",
+        "two-calls-one-message",
+        "unknown-tool",
+    ],
+)
+def test_real_output_imports_as_events(name: str) -> None:
+    """``harness import --driver codebuddy`` explains the real array or lines item by item."""
     schema = Path(__file__).resolve().parent.parent / "scenarios/agent-cli/schemas/diagnosis.json"
     done = importer.import_transcript(
         importer.Options("codebuddy", captures.FOLDER / f"{name}.stdout", schema)

@@ -11,8 +11,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from harness.systems.codebuddy import HORIZON, Ending, predict
-from providers_fake.api.script import Script
+from harness.systems.codebuddy import HORIZON, Ending, Loop, Step, predict
+from providers_fake.api.script import HttpError, Script
 from tests import codebuddy_captures as captures
 
 
@@ -72,3 +72,55 @@ def test_a_cut_stream_ends_as_aborted_after_the_next_answer() -> None:
         3,
         "C-06",
     )
+
+
+def _taking(value: object) -> bool:
+    return isinstance(value, dict) and "cause" in value
+
+
+@pytest.mark.parametrize(
+    ("steps", "options", "expected"),
+    [
+        # C-01: the result's text is the first turn's on stream-json (probed: First.).
+        ([{"text": f"T{i}"} for i in range(5)], {}, ("success", "T0", 4, "C-03")),
+        # ... and the last one on json and text.
+        ([{"text": f"T{i}"} for i in range(5)], {"last_result": True},
+         ("success", "T3", 4, "C-03")),
+        # C-03: no re-ask on text.
+        ([{"text": "P"}], {"reasks": 0}, ("success", "P", 1, "C-03")),
+        # C-04 in the first turn: the result's text is the last; a re-ask forgets the error.
+        ([{"tool": {}, "tool_name": "Deploy"}, {"text": "A"}, {"text": "B"}], {},
+         ("success", "B", 5, "C-03")),
+        # ... after an accepted call, the turn's end is error_during_execution.
+        ([{"tool": {"cause": "c"}}, {"tool": {}, "tool_name": "Deploy"}, {"text": "D"}], {},
+         ("error_during_execution", None, 3, "C-04")),
+        # ... and on json or text without one too (no re-ask forgets it).
+        ([{"tool": {}, "tool_name": "Deploy"}, {"text": "D"}], {"forgets": False},
+         ("error_during_execution", None, 2, "C-04")),
+        # C-06: a cut before a prose answer recovers like C-04 (the run succeeds).
+        ([{"text": "x", "truncate_after": 1}, {"text": "A"}], {}, ("success", "A", 5, "C-03")),
+    ],
+)  # fmt: skip
+def test_the_rules_walk_scripts_the_captures_do_not_cover(
+    steps: list[object], options: dict[str, Any], expected: tuple[object, ...]
+) -> None:
+    """Cases read off probes and fuzz rounds of the binary (docs/codebuddy.md)."""
+    loop = Loop(**options)
+    script = Script.from_json(steps)
+    ending = None
+    for index in range(20):
+        assert loop.ask() is None
+        step = script.step_for(index)
+        assert step is not None
+        assert not isinstance(step, HttpError)
+        if step.truncate_after is not None:
+            loop.cut()
+        elif step.tools and step.tools[0].name != "StructuredOutput":
+            loop.unknown(step.tools[0].name)
+        elif step.tools:
+            loop.calls([(call.input, _taking(call.input)) for call in step.tools])
+        elif loop.text("".join(step.texts)) is Step.END:
+            ending = loop.ending
+            break
+    assert ending is not None
+    assert (ending.subtype, ending.result, ending.requests, ending.rule) == expected

@@ -506,10 +506,16 @@ def test_a_stale_entry_fails_the_run(
 
 @pytest.mark.subprocess
 def test_the_reference_models_agree_with_the_real_clis(catalogue: loader.Loaded) -> None:
-    """Every model-api scenario, on `reference` and on `real`: no unexplained disagreement."""
+    """
+    Every model-api scenario of claude and codex, on `reference` and on `real`:
+    no unexplained disagreement.  CodeBuddy's catalogue runs in `make run` (its
+    bounded cases wait out a 30 s timeout each); two of its pairs run below.
+    """
     if not realcli.enabled():
         pytest.skip(f"{realcli.SWITCH_ENV}=off")
-    scenarios = [s for s in catalogue.scenarios if s.seam is Seam.MODEL_API]
+    scenarios = [
+        s for s in catalogue.scenarios if s.seam is Seam.MODEL_API and cli_of(s) != "codebuddy"
+    ]
     assert len(scenarios) >= 21
     both = [targets.create("reference"), targets.create("real")]
     # The reference runs in process, one case at a time; the real binaries are
@@ -568,3 +574,35 @@ def test_the_reference_models_agree_with_the_real_clis(catalogue: loader.Loaded)
         named.append(f"{pair.scenario}: " + "; ".join(shown))
     named += [f"stale entry for {s.entry.scenario}: {s.why}" for s in judged.stale]
     assert named == [], "\n".join(named)
+
+
+#: CodeBuddy pairs the suite compares (its whole catalogue runs in `make run`): a
+#: success that goes on after the call (C-01), a rejected call (C-02), the re-asks (C-03).
+CODEBUDDY_PAIRS = ("model-codebuddy-invalid-then-valid", "model-codebuddy-result-is-the-first-turn")
+
+
+@pytest.mark.subprocess
+def test_the_codebuddy_model_agrees_with_the_real_binary(catalogue: loader.Loaded) -> None:
+    """Two codebuddy scenarios on `reference` and on `real`: they agree field by field."""
+    if not realcli.enabled():
+        pytest.skip(f"{realcli.SWITCH_ENV}=off")
+    scenarios = [s for s in catalogue.scenarios if s.id in CODEBUDDY_PAIRS]
+    assert len(scenarios) == len(CODEBUDDY_PAIRS)
+    both = [targets.create("reference"), targets.create("real")]
+    with ThreadPoolExecutor(2) as pool:
+        real = list(pool.map(lambda s: execute(s, both[1], EXEC), scenarios))
+    results = [*(execute(s, both[0], EXEC) for s in scenarios), *real]
+    judged = differential.judge(
+        differential.pairs(
+            results,
+            {t.name: t.kind for t in both},
+            {s.id: "codebuddy" for s in scenarios},
+            {t.name: targets.versions_of(t) for t in both},
+        )
+    )
+    assert [r.status for r in results] == ["passed"] * len(results), [r.reason for r in results]
+    assert [(p.scenario, p.agreement) for p in judged.pairs] == [
+        (name, "agree") for name in sorted(CODEBUDDY_PAIRS)
+    ], [(p.scenario, p.fields) for p in judged.pairs]
+    compared = [p for p in judged.pairs if p.not_comparable is None]
+    assert len(compared) == len(CODEBUDDY_PAIRS)

@@ -245,6 +245,30 @@ def test_real_claude_end_to_end(output_format: str) -> None:
 
 
 @pytest.mark.subprocess
+def test_real_codebuddy_end_to_end() -> None:
+    """
+    The real CodeBuddy Code against the loopback fake Chat Completions API, its
+    stream-json read by the reference adaptor's codebuddy driver: the call is
+    accepted, the turn goes on to a last text (rule C-01), the value arrives.
+    """
+    binary = real_binary("codebuddy")
+    prompt = "Diagnose the build failure."
+    script = [api.tool_call(VALUE), api.text("Done.")]
+    with api.LoopbackServer(api.ScriptedModelAPI(script)) as server:
+        run = realcli.run_codebuddy(
+            binary, server.url + "/v1", prompt=prompt, schema=DIAGNOSIS, timeout=90
+        )
+        requests = len(server.fake.model_requests)
+    assert not run.timed_out, f"killed after {run.seconds:.1f}s"
+    assert (run.exit_code, requests) == (0, 2)
+    asked = Asked(DIAGNOSIS, prompt=prompt, output_format="stream-json")
+    outcome = adapt("codebuddy", asked, run.exit_code, run.stdout, run.stderr)
+    assert (outcome.status, outcome.error, outcome.mechanism) == ("ok", None, "native"), outcome
+    assert outcome.value is not None
+    assert outcome.value.value == VALUE
+
+
+@pytest.mark.subprocess
 @pytest.mark.parametrize("target", ["reference", "real"])
 def test_the_full_stack_chain_reports_the_same_bytes_twice(target: str, tmp_path: Path) -> None:
     """

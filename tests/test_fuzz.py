@@ -57,7 +57,7 @@ def test_the_reference_launchers_agree_on_generated_agent_cli_cases(
     assert not (tmp_path / "o").exists()
 
 
-@pytest.mark.parametrize(("cli_name", "count"), [("claude", 10), ("codex", 6)])
+@pytest.mark.parametrize(("cli_name", "count"), [("claude", 10), ("codex", 6), ("codebuddy", 8)])
 def test_the_reference_models_agree_with_themselves(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, cli_name: str, count: int
 ) -> None:
@@ -149,6 +149,10 @@ def test_no_generated_case_runs_a_command_unless_allowed() -> None:
     assert any(model_api.needs_exec(case) for case in allowed)
     codex = _cases(model_api.codex_cases(False, 12.0), 100)
     assert not any(model_api.needs_exec(case) for case in codex)
+    # CodeBuddy answers a tool it does not have "not found": its unknown-tool cases run nothing.
+    codebuddy = _cases(model_api.codebuddy_cases(False, 12.0), 100)
+    assert any("tool_name" in str(case) for case in codebuddy)
+    assert not any(model_api.needs_exec(case) for case in codebuddy)
 
 
 def test_generation_is_deterministic_and_seeded() -> None:
@@ -159,7 +163,7 @@ def test_generation_is_deterministic_and_seeded() -> None:
     assert first != [write.key(c) for c in _cases(strategy, 30, seed=5)]
 
 
-@pytest.mark.parametrize("which", ["agent", "claude", "codex"])
+@pytest.mark.parametrize("which", ["agent", "claude", "codex", "codebuddy"])
 def test_every_generated_case_is_a_scenario_that_loads_as_written(
     which: str, tmp_path: Path
 ) -> None:
@@ -167,6 +171,10 @@ def test_every_generated_case_is_a_scenario_that_loads_as_written(
         "agent": (AgentCliFuzzer(), agent_cases(DRIVERS)),
         "claude": (model_api.ModelApiFuzzer("claude"), model_api.claude_cases(True, 12.0)),
         "codex": (model_api.ModelApiFuzzer("codex"), model_api.codex_cases(False, 12.0)),
+        "codebuddy": (
+            model_api.ModelApiFuzzer("codebuddy"),
+            model_api.codebuddy_cases(False, 12.0),
+        ),
     }
     fuzzer, strategy = strategies[which]
     for case in _cases(strategy, 40, seed=9):

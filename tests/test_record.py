@@ -29,7 +29,7 @@ from harness.record import answers, asked, recorder, scrub
 from harness.record.proxy import Exchange
 from harness.seams.model_api.expect import ModelApiExpectation
 from harness.seams.model_api.values import ModelApiRequest
-from providers_fake.api import LoopbackServer, anthropic, openai
+from providers_fake.api import LoopbackServer, anthropic, chat, openai
 from providers_fake.api.script import Answer, step_from_json
 from tests.realbin import real_binary
 
@@ -237,6 +237,74 @@ def test_codex_stream_cut_mid_message(tmp_path: Path) -> None:
     assert step == {"text": '{"cause": "c", "fixes": ', "truncate_after": 5}
     assert _expect(scenario).exit_code == 1
     _replays_on_real(scenario)
+
+
+def _codebuddy_args(output_format: str = "stream-json") -> tuple[str, ...]:
+    verbose = ("--verbose",) if output_format == "stream-json" else ()
+    return ("-p", "--output-format", output_format, *verbose, "--json-schema", json.dumps(SCHEMA),
+            PROMPT)  # fmt: skip
+
+
+@pytest.mark.subprocess
+def test_codebuddy_rejection_two_calls_and_the_turn_after(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """
+    A real CodeBuddy run through the proxy: its Chat Completions answers become
+    the script (the calls of one message kept together), its result the
+    expectation, its key never written; the file replays on the real binary.
+    """
+    monkeypatch.setenv("CODEBUDDY_API_KEY", "sk-PLANTEDcodebuddykey0123456789")
+    calls = [
+        {"name": "StructuredOutput", "input": {"fixes": []}},
+        {"name": "StructuredOutput", "input": {"cause": "c", "fixes": ["a"]}},
+    ]
+    script = [{"tool": {"cause": 1}}, {"tools": calls}, {"text": "Done."}]
+    done, scenario = _record("codebuddy", _codebuddy_args(), script, tmp_path)
+    assert _steps(scenario) == script
+    assert "PLANTEDcodebuddykey" not in done.text
+    expect = _expect(scenario)
+    assert (expect.exit_code, expect.subtype, expect.result, expect.requests) == (
+        0,
+        "success",
+        "Done.",
+        3,
+    )
+    assert expect.structured_output is not None
+    assert expect.structured_output.value == {"cause": "c", "fixes": ["a"]}
+    assert expect.line_types is not None
+    assert expect.line_types[-1] == "result/success"
+    assert _request(scenario).output_format == "stream-json"
+    _replays_on_real(scenario)
+
+
+def test_codebuddy_needs_an_upstream_to_record(tmp_path: Path) -> None:
+    with pytest.raises(CannotWrite) as refused:
+        recorder.record(recorder.Options("codebuddy", _codebuddy_args(), verify=False))
+    assert refused.value.field == "--upstream"
+
+
+def test_a_chat_completions_answer_reads_back_as_its_step() -> None:
+    """What the fake Chat Completions API streams is read back into the step it rendered."""
+    for step in (
+        {"text": "Looking."},
+        {
+            "tools": [
+                {"name": "StructuredOutput", "input": {"cause": 1}},
+                {"name": "Deploy", "input": {"a": 1}},
+            ]
+        },
+        {"text": "x", "midstream_error": True},
+        {"text": "partial", "midstream_error": {"message": "broke", "type": "server_error"}},
+    ):
+        body = {"model": "m", "stream": True, "stream_options": {"include_usage": True}}
+        answer = step_from_json(step, "s")
+        assert isinstance(answer, Answer)
+        reply = chat.answer_reply(answer, body, 0)
+        headers = tuple((k.lower(), v) for k, v in reply.headers if k.lower() == "content-type")
+        exchange = Exchange(0, "POST", "/v1/chat/completions", json.dumps(body).encode(), 200,
+                            headers, b"".join(reply.chunks), reply.cut, 0.0)  # fmt: skip
+        assert answers.step_of(exchange, "chat").step == step
 
 
 # -- without a binary ---------------------------------------------------------------------

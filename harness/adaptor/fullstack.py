@@ -1,7 +1,7 @@
 """
 The full stack: a real CLI's finished run, read by the reference adaptor.
 
-On the model-api seam the real ``claude`` and ``codex`` binaries (or their
+On the model-api seam the real ``claude``, ``codex`` and ``codebuddy`` binaries (or their
 reference models) run against a scripted model API and leave an exit code,
 stdout bytes and stderr.  On the agent-cli seam the reference pipeline reads
 what a *fake* CLI prints.  `adapt` joins the two: it hands an already finished
@@ -31,15 +31,18 @@ from typing import Final
 from harness.adaptor.launch import Finished
 from harness.adaptor.negotiate import BUILTIN
 from harness.adaptor.pipeline import Provider, run
+from harness.catalogue import agents
 from harness.catalogue.outcome import Outcome
 from harness.catalogue.scenario import Request
 
 #: The CLIs whose real binaries the model-api seam runs, and the output formats
 #: each can be asked for: Claude Code prints one result object (``json``) or JSON
-#: lines (``stream-json``); ``codex exec --json`` always prints JSON lines.
+#: lines (``stream-json``); ``codex exec --json`` always prints JSON lines;
+#: CodeBuddy Code prints one array (``json``) or Claude's records (``stream-json``).
 OUTPUT_FORMATS: Final[Mapping[str, tuple[str, ...]]] = {
     "claude": ("json", "stream-json"),
     "codex": ("json",),
+    "codebuddy": ("json", "stream-json"),
 }
 _DEFAULT_PROMPT: Final = Request(driver="claude").prompt
 
@@ -79,7 +82,10 @@ class Asked:
         descriptor = replace(
             builtin,
             native=builtin.native and self.validation == "native",
-            streaming=builtin.streaming and self.output_format == "stream-json",
+            # CodeBuddy's driver keeps structured output off stream-json, yet the CLI
+            # prints it (`AgentCli.stream_json`): a stream-json run declares it.
+            streaming=(builtin.streaming or agents.get(cli).stream_json)
+            and self.output_format == "stream-json",
         )
         return Request(
             driver=cli,

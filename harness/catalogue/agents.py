@@ -168,9 +168,12 @@ AGENT_CLIS: tuple[AgentCli, ...] = (
         batch_args=("-p", "--output-format", "json", "-y"),
         flags=("-y",),
         # CodeBuddy names messages, snapshots, requests and calls by clock and random hex,
-        # and links its session items by those names (docs/codebuddy.md).
+        # and links its session items by those names (docs/codebuddy.md).  Its init's
+        # permissionMode follows the flags: the driver passes -y, a run recorded through the
+        # model-api seam (harness record) does not, and an import replays it through the driver.
         volatile=frozenset(
             {
+                "permissionMode",
                 "__timestamp",
                 "_requestId",
                 "id",
@@ -188,6 +191,7 @@ AGENT_CLIS: tuple[AgentCli, ...] = (
         stream_json=True,
         json_array=True,
         init_records=3,
+        real=True,
         versioned=True,
     ),
 )

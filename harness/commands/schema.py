@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from harness.catalogue import agents
 from harness.commands.command import Command
 
 
@@ -13,8 +12,9 @@ def schema_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("files", nargs="*", metavar="FILE", help="JSON Schema files")
     p.add_argument(
         "--cli",
-        default=",".join(agents.REAL),
-        help=f"the CLIs to ask, comma-separated (default: {','.join(agents.REAL)})",
+        default=None,
+        help="the CLIs to ask, comma-separated (default: every CLI with a schema model, "
+        "claude,codex)",
     )
     p.add_argument(
         "--release",

@@ -74,7 +74,8 @@ class Row:
 
 def _releases(args: argparse.Namespace) -> list[tuple[str, str | None]]:
     """(system, release) pairs asked, the adaptor first, in the order given."""
-    clis = [c.strip() for c in str(args.cli).split(",") if c.strip()]
+    wanted = ",".join(known.CLIS) if args.cli is None else str(args.cli)
+    clis = [c.strip() for c in wanted.split(",") if c.strip()]
     for cli in clis:
         if cli not in known.CLIS:
             raise _Usage(f"--cli {cli!r}: choose from {', '.join(known.CLIS)}")
@@ -84,7 +85,7 @@ def _releases(args: argparse.Namespace) -> list[tuple[str, str | None]]:
         if not eq or not version or cli not in known.CLIS:
             raise _Usage(f"--release {given!r}: give CLI=VERSION, CLI one of {known.CLIS}")
         if cli not in clis:
-            raise _Usage(f"--release {given!r}: {cli} is not among --cli {args.cli}")
+            raise _Usage(f"--release {given!r}: {cli} is not among --cli {','.join(clis)}")
         named.setdefault(cli, []).append(version)
     asked: list[tuple[str, str | None]] = [("adaptor", known.CONTRACT)]
     for cli in clis:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from harness import targets
+from harness.catalogue import agents
 from harness.catalogue.scenario import Seam
 from harness.exceptions import HarnessError
 from harness.fuzz import write
@@ -54,7 +55,8 @@ class SeamChoice:
 
 def _model_api(args: argparse.Namespace) -> SeamFuzzer:
     if args.cli is None:
-        raise HarnessError("fuzz: --seam model-api needs --cli claude or --cli codex")
+        choices = " or ".join(f"--cli {name}" for name in agents.REAL)
+        raise HarnessError(f"fuzz: --seam model-api needs {choices}")
     return ModelApiFuzzer(args.cli, args.allow_exec, args.timeout)
 
 

@@ -1,5 +1,5 @@
 """
-The model-api fuzzer: generated schemas, model scripts and settings for claude and codex.
+The model-api fuzzer: generated schemas, model scripts and settings for claude, codex and codebuddy.
 
 A case is the ``request`` and ``provider`` of a model-api scenario.  Both
 targets run it against a fresh fake (`harness.seams.case.execute`), and the
@@ -276,10 +276,61 @@ def codex_cases(draw: Draw, allow_exec: bool, timeout: float) -> dict[str, Json]
     return {"request": request, "provider": {"model_script": script}}
 
 
+def _codebuddy_answer(draw: Draw, schema: Json, final: bool) -> Step:
+    """
+    A 200 answer; the ``final`` one, which the fake repeats, is prose, so that
+    every run ends by itself within four turns (rule C-03): a repeated call would
+    keep CodeBuddy asking forever (C-01, C-02), and an HTTP error or a mid-stream
+    error makes it wait for minutes (C-05), so neither is generated.
+    """
+    kinds = [0, 1] if final else [0, 1, 2, 3, 3, 3, 4, 5, 6]
+    kind = draw(st.sampled_from(kinds))
+
+    def tool() -> Json:
+        return js.tool_input(draw, schema)
+
+    if kind == 0:
+        return {"text": draw(st.sampled_from([p for p in PROSE if p]))}
+    if kind == 1:
+        return {"texts": draw(st.lists(st.sampled_from(PROSE[:2]), min_size=2, max_size=2))}
+    if kind == 2:
+        return {"tools": [{"input": tool()} for _ in range(draw(st.integers(2, 3)))]}
+    if kind == 3:
+        return {"tool": tool()}
+    if kind == 4:
+        return {"tool_name": draw(st.sampled_from(UNKNOWN_TOOLS)), "tool": {"q": 1}}
+    if kind == 5:
+        return {"text": draw(st.sampled_from(PROSE[:2])), "tool": tool()}
+    return {"tool": tool(), "truncate_after": draw(st.integers(1, 6))}
+
+
+@st.composite
+def codebuddy_cases(draw: Draw, allow_exec: bool, timeout: float) -> dict[str, Json]:
+    """One codebuddy case: schema, output format and a model script that ends by itself."""
+    source = _schema_source(draw) if js.rarely(draw, 3) else {"schema": js.root_schema(draw)}
+    schema = source.get("schema", {})
+    budget = _Budget()
+    steps: list[Step] = []
+    for _ in range(draw(st.integers(0, 3))):
+        step = _codebuddy_answer(draw, schema, final=False)
+        if "truncate_after" in step:
+            if not budget.cuts:
+                step = {k: v for k, v in step.items() if k != "truncate_after"}
+            budget.cuts = 0
+        steps.append(step)
+    steps.append(_codebuddy_answer(draw, schema, final=True))
+    request: dict[str, Json] = {"cli": "codebuddy", **source, "timeout": timeout}
+    request["output_format"] = draw(st.sampled_from(("stream-json", "json", "text")))
+    return {"request": request, "provider": {"model_script": steps}}
+
+
 CASES: dict[str, Callable[[bool, float], st.SearchStrategy[dict[str, Json]]]] = {
     "claude": claude_cases,
     "codex": codex_cases,
+    "codebuddy": codebuddy_cases,
 }
+#: The clause a generated case of each CLI cites.
+CLAUSES = {"claude": "LOOP-01", "codex": "CDX-06", "codebuddy": "CBY-02"}
 
 
 def needs_exec(case: dict[str, Json]) -> bool:
@@ -320,7 +371,7 @@ class ModelApiFuzzer:
         return Judgement(DISAGREE, found, truth=truth, other=other, label=label(found))
 
     def clauses(self, case: dict[str, Json], judgement: Judgement) -> list[str]:
-        return ["LOOP-01"] if self.cli == "claude" else ["CDX-06"]
+        return [CLAUSES[self.cli]]
 
     def expectation(self, judgement: Judgement) -> dict[str, Json]:
         """What the truth did, in the expectation fields a model-api scenario has."""
@@ -335,7 +386,7 @@ class ModelApiFuzzer:
         line = next((x for x in truth.stderr.splitlines() if x.strip()), None)
         if line is not None and "stderr" in fields:
             out["stderr_contains"] = line
-        if self.cli == "claude":
+        if self.cli in _RESULT_RECORD:
             for name in ("subtype", "is_error", "terminal_reason"):
                 if final.get(name) is not None:
                     out[name] = final[name]
@@ -353,6 +404,8 @@ class ModelApiFuzzer:
         return out
 
 
+#: The CLIs that print a result record, whose verdict fields an expectation names.
+_RESULT_RECORD = frozenset({"claude", "codebuddy"})
 #: Fields with few values: a class names both sides' values of these.
 VERDICT_FIELDS = (
     "exit_code",

@@ -25,7 +25,7 @@ from typing import Any
 
 from harness.record.proxy import Exchange
 from harness.record.transcript import parse
-from providers_fake.api import anthropic, openai
+from providers_fake.api import anthropic, chat, openai
 from providers_fake.api.script import STRUCTURED_OUTPUT, step_from_json
 from providers_fake.api.wire import Reply
 
@@ -162,12 +162,18 @@ def _step(content: _Content, api: str) -> dict[str, Any]:
     if api == "anthropic" and content.stop_reason not in (None, default_stop):
         step["stop_reason"] = content.stop_reason
     if content.error is not None:
-        default = anthropic.DEFAULT_STREAM_ERROR if api == "anthropic" else openai.DEFAULT_FAILURE
+        default = _DEFAULT_FAILURES.get(api, openai.DEFAULT_FAILURE)
         step["midstream_error"] = True if content.error == default else content.error
     return step
 
 
-# -- the two APIs ---------------------------------------------------------------------------
+# -- the APIs -------------------------------------------------------------------------------
+
+#: The error each API's fake sends for ``midstream_error: true``.
+_DEFAULT_FAILURES: dict[str, object] = {
+    "anthropic": anthropic.DEFAULT_STREAM_ERROR,
+    "chat": chat.DEFAULT_FAILURE,
+}
 
 
 class _Reader:
@@ -356,7 +362,65 @@ def _partial_item(item: dict[str, Any]) -> dict[str, Any]:
     return {**item, "arguments": text}
 
 
-READERS: dict[str, _Reader] = {"anthropic": _Anthropic(), "openai": _OpenAI()}
+class _Chat(_Reader):
+    """
+    Chat Completions (CodeBuddy Code): ``chat.completion.chunk`` deltas of one
+    choice, the content and each call by its ``index``, ``data: [DONE]`` at the
+    end, an ``{"error": ...}`` data line for a mid-stream error.
+    """
+
+    def read(self, body: bytes, streamed: bool) -> _Content:
+        content = _Content()
+        if not streamed:
+            whole = _json_object(body)
+            choices = _list(whole.get("choices"))
+            message = choices[0].get("message") if choices else None
+            if isinstance(message, dict):
+                self._message(content, message.get("content"), _list(message.get("tool_calls")))
+            content.ended = bool(whole)
+            return content
+        text = ""
+        calls: dict[int, dict[str, str]] = {}
+        for event in sse_events(body):
+            data = event.data if isinstance(event.data, dict) else {}
+            error = data.get("error")
+            if isinstance(error, dict):
+                content.error = error
+            for choice in _list(data.get("choices")):
+                delta = _dict(choice.get("delta"))
+                text += str(delta.get("content") or "")
+                for piece in _list(delta.get("tool_calls")):
+                    at = piece.get("index")
+                    call = calls.setdefault(
+                        at if isinstance(at, int) else 0, {"name": "", "arguments": ""}
+                    )
+                    function = _dict(piece.get("function"))
+                    call["name"] = str(function.get("name") or call["name"])
+                    call["arguments"] += str(function.get("arguments") or "")
+        content.ended = b"data: [DONE]" in body
+        self._message(content, text, [{"function": calls[i]} for i in sorted(calls)])
+        return content
+
+    @staticmethod
+    def _message(content: _Content, text: object, calls: list[dict[str, Any]]) -> None:
+        if isinstance(text, str) and text:
+            content.texts.append(text)
+            content.kinds.append("text")
+        for call in calls:
+            function = _dict(call.get("function"))
+            arguments = str(function.get("arguments", ""))
+            value, ok = parse(arguments) if arguments else ({}, True)
+            if not ok:
+                value = {}
+                content.notes.append("a function call's arguments are not JSON; replayed as {}")
+            content.tools.append((str(function.get("name") or STRUCTURED_OUTPUT), value))
+            content.kinds.append("tool")
+
+    def render(self, step: dict[str, Any], request: dict[str, Any], index: int) -> bytes:
+        return _body(chat.answer_reply(_answer(step), request, index))
+
+
+READERS: dict[str, _Reader] = {"anthropic": _Anthropic(), "openai": _OpenAI(), "chat": _Chat()}
 
 
 # -- where a cut falls ----------------------------------------------------------------------
@@ -431,6 +495,10 @@ def _body(reply: Reply) -> bytes:
 def _json_object(data: bytes) -> dict[str, Any]:
     parsed = parse(data)[0]
     return parsed if isinstance(parsed, dict) else {}
+
+
+def _dict(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def _list(value: object) -> list[dict[str, Any]]:

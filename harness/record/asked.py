@@ -5,8 +5,8 @@ What the user asked the CLI for, read from the arguments they would have typed.
 with the fake CLI's parser (the same options, values and refusals as the
 real program) and reduced to what a model-api scenario's ``request`` can say:
 the prompt, the schema, the output format, ``--fallback-model`` and
-``--allowedTools`` for claude.  An option the scenario could not replay is
-refused by name rather than dropped: a recording that silently lost
+``--allowedTools`` for claude, ``--max-turns`` for codebuddy.  An option the
+scenario could not replay is refused by name rather than dropped: a recording that silently lost
 ``--model`` would reproduce a different run.
 """
 
@@ -40,6 +40,7 @@ RELEVANT_ENV: Mapping[str, tuple[str, ...]] = {
         "DISABLE_PROMPT_CACHING",
     ),
     "codex": (),
+    "codebuddy": (),
 }
 #: Where each CLI's key comes from in the user's environment, and the variable the
 #: CLI reads it from under the harness (codex's provider is configured with FAKE_KEY).
@@ -47,6 +48,7 @@ KEYS: Mapping[str, tuple[tuple[str, str], ...]] = {
     "claude": (("ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY"),
                ("ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_AUTH_TOKEN")),
     "codex": (("OPENAI_API_KEY", "FAKE_KEY"), ("CODEX_API_KEY", "FAKE_KEY")),
+    "codebuddy": (("CODEBUDDY_API_KEY", "CODEBUDDY_API_KEY"),),
 }  # fmt: skip
 
 
@@ -63,13 +65,17 @@ class Asked:
     allowed_tools: tuple[str, ...] = ()
     #: codex -m: the model the recording asks the upstream for (the replay asks for any).
     model: str | None = None
+    #: codebuddy --max-turns: how the run was bounded.
+    max_turns: int | None = None
 
     def request(self, env: Mapping[str, str], timeout: float) -> dict[str, Any]:
         """The scenario's ``request`` section."""
         section: dict[str, Any] = {"cli": self.cli, "prompt": self.prompt}
         section.update(schema_field(self.schema))
-        if self.cli == "claude":
+        if self.cli != "codex":
             section["output_format"] = self.output_format
+        if self.max_turns is not None:
+            section["max_turns"] = self.max_turns
         if self.fallback_model is not None:
             section["fallback_model"] = self.fallback_model
         if self.allowed_tools:
@@ -80,8 +86,10 @@ class Asked:
         return section
 
     def args(self) -> tuple[str, ...]:
-        """The claude flags besides prompt, schema and format (as the real target passes them)."""
+        """The flags besides prompt, schema and format (as the real target passes them)."""
         out: tuple[str, ...] = ()
+        if self.max_turns is not None:
+            out += ("--max-turns", str(self.max_turns))
         if self.fallback_model is not None:
             out += ("--fallback-model", self.fallback_model)
         if self.allowed_tools:
@@ -160,6 +168,28 @@ def _codex(parsed: Parsed) -> Asked:
     return Asked("codex", prompt, schema, model=parsed.text("model"))
 
 
+def _codebuddy(parsed: Parsed) -> Asked:
+    schema = parsed.text("json_schema")
+    if schema is None:
+        raise CannotWrite(
+            "codebuddy arguments", "--json-schema", "required: the scenario is about it"
+        )
+    prompt = parsed.prompt
+    if not prompt:
+        raise CannotWrite("codebuddy arguments", "PROMPT", "give the prompt as an argument")
+    output_format = parsed.text("output_format") or "text"
+    turns = parsed.text("max_turns")
+    if turns is not None and not (turns.isdigit() and int(turns) > 0):
+        raise CannotWrite("codebuddy arguments", "--max-turns", f"{turns}: give a whole number")
+    return Asked(
+        "codebuddy",
+        prompt,
+        schema,
+        output_format,
+        max_turns=None if turns is None else int(turns),
+    )
+
+
 _READERS: Mapping[str, tuple[Callable[[Parsed], Asked], frozenset[str]]] = {
     "claude": (
         _claude,
@@ -167,10 +197,15 @@ _READERS: Mapping[str, tuple[Callable[[Parsed], Asked], frozenset[str]]] = {
                    "allowed_tools"}),
     ),
     "codex": (_codex, frozenset({"json", "skip_git_repo_check", "output_schema", "model"})),
+    "codebuddy": (
+        _codebuddy,
+        frozenset({"print", "output_format", "verbose", "json_schema", "max_turns"}),
+    ),
 }  # fmt: skip
 _SAYS = {
     "claude": "--output-format, --fallback-model and --allowedTools",
     "codex": "and -m for the recording",
+    "codebuddy": "--output-format and --max-turns",
 }
 
 

@@ -146,8 +146,10 @@ def codebuddy(
         return
     if kind == ("file-history-snapshot", None):
         yield ["enforce_reminder"], 1
+        yield ["recovery"], 1  # a tool it lacks: the request again, the same turn
         return
     if kind == ("function_call", None):
+        yield from _codebuddy_calls(records, i, "function_call", _item_call)
         yield from _codebuddy_call(records, i)
         return
     if kind == ("message", None) and isinstance(value, dict):
@@ -162,6 +164,7 @@ def codebuddy(
     if kind == ("assistant", None):
         block = _block(value)
         if block.get("type") == "tool_use" and block.get("name") == "StructuredOutput":
+            yield from _codebuddy_calls(records, i, "assistant", _record_call)
             answer = _block(_value(records, i + 1))
             yield from _codebuddy_verdict(
                 block.get("input"), _codebuddy_text(answer.get("content"))
@@ -186,6 +189,61 @@ def _codebuddy_call(records: Sequence[Record], i: int) -> Iterator[Candidate]:
     output = answer.get("output")
     text = output.get("text") if isinstance(output, dict) else None
     yield from _codebuddy_verdict(taken, text)
+
+
+#: One StructuredOutput call of a run of them: (call id, input, message id) or None.
+_Call = tuple[str, object, object] | None
+
+
+def _record_call(value: Any) -> _Call:
+    """A stream-json assistant record holding one StructuredOutput call."""
+    block = _block(value)
+    if block.get("type") != "tool_use" or block.get("name") != "StructuredOutput":
+        return None
+    return str(block.get("id")), block.get("input"), value.get("message", {}).get("id")
+
+
+def _item_call(value: Any) -> _Call:
+    """A json-array ``function_call`` item to StructuredOutput."""
+    if not isinstance(value, dict) or value.get("name") != "StructuredOutput":
+        return None
+    try:
+        taken = json.loads(value.get("arguments") or "null")
+    except ValueError:
+        return None
+    return str(value.get("callId")), taken, value.get("id")
+
+
+def _result_text(value: Any) -> object:
+    if isinstance(value, dict) and value.get("type") == "function_call_result":
+        output = value.get("output")
+        return output.get("text") if isinstance(output, dict) else None
+    return _codebuddy_text(_block(value).get("content"))
+
+
+def _codebuddy_calls(
+    records: Sequence[Record], i: int, kind: str, read: Callable[[Any], _Call]
+) -> Iterator[Candidate]:
+    """Several calls of one message, then their results: ``structured_output_calls``."""
+    calls: list[tuple[str, object, object]] = []
+    while i + len(calls) < len(records):
+        value = records[i + len(calls)].value
+        call = read(value) if _kind(value)[0] == kind else None
+        if call is None or (calls and call[2] != calls[0][2]):
+            break
+        calls.append(call)
+    if len(calls) < 2:
+        return
+    shown: list[dict[str, Any]] = []
+    for number, (call_id, value, _) in enumerate(calls):
+        text = _result_text(_value(records, i + len(calls) + number))
+        if not isinstance(text, str):
+            return
+        item: dict[str, Any] = {"id": call_id, "input": value}
+        if text != codebuddy_fake.TOOL_ACCEPTED:
+            item["error"] = text
+        shown.append(item)
+    yield [{"structured_output_calls": shown}], 2 * len(calls)
 
 
 def _codebuddy_verdict(value: object, text: object) -> Iterator[Candidate]:

@@ -40,8 +40,12 @@ from harness.seams.model_api.values import (
 from providers_fake.api import api_for, realcli
 from providers_fake.api.inprocess import ANTHROPIC_BASE_URL, OPENAI_BASE_URL
 
-#: The public API each CLI talks to when no --upstream is given.
+#: The public API each CLI talks to when no --upstream is given (CodeBuddy Code talks to
+#: whichever Chat Completions endpoint it is given: it has no default to record).
 UPSTREAMS: Mapping[str, str] = {"claude": ANTHROPIC_BASE_URL, "codex": OPENAI_BASE_URL}
+#: The CLIs that print a ``result`` record (CodeBuddy prints Claude Code's), whose verdict
+#: fields and line types the expectation keeps.
+_RESULT_RECORD = frozenset({"claude", "codebuddy"})
 #: Longest final-result text kept as an exact expectation.
 _LONGEST_RESULT = 2000
 #: Shortest stable error prefix worth expecting.
@@ -80,7 +84,11 @@ def record(options: Options) -> Recording:
         raise CannotWrite("codex arguments", "-m", "name the model the OpenAI API should answer as")
     recorded_env, keys = environment(options.cli)
     binary = _binary(options)
-    upstream = options.upstream or UPSTREAMS[options.cli]
+    upstream = options.upstream or UPSTREAMS.get(options.cli)
+    if upstream is None:
+        raise CannotWrite(
+            f"{options.cli} arguments", "--upstream", "name the Chat Completions endpoint to record"
+        )
     with Proxy(upstream, timeout=options.timeout) as proxy:
         run = _RUNNERS[options.cli](binary, proxy.url, asked, {**recorded_env, **keys}, options)
         exchanges = proxy.exchanges
@@ -194,9 +202,25 @@ def _run_codex(
     )
 
 
+def _run_codebuddy(
+    binary: Path, url: str, asked: Asked, env: dict[str, str], options: Options
+) -> realcli.RealRun:
+    return realcli.run_codebuddy(
+        binary,
+        url + "/v1",
+        prompt=asked.prompt,
+        schema=asked.schema,
+        output_format=asked.output_format,
+        args=asked.args(),
+        env=env,
+        timeout=options.timeout,
+    )
+
+
 _RUNNERS: Mapping[str, Callable[[Path, str, Asked, dict[str, str], Options], realcli.RealRun]] = {
     "claude": _run_claude,
     "codex": _run_codex,
+    "codebuddy": _run_codebuddy,
 }
 
 
@@ -241,7 +265,7 @@ def expectations(
     if observed["timed_out"]:
         expect["timed_out"] = True
     final = observed["final"] or {}
-    if cli == "claude":
+    if cli in _RESULT_RECORD:
         for key in ("subtype", "is_error", "terminal_reason"):
             if isinstance(final.get(key), (str, bool)):
                 expect[key] = final[key]
@@ -262,7 +286,7 @@ def expectations(
     stderr = next((line for line in observed["stderr"].splitlines() if line.strip()), "")
     if observed["exit_code"] != 0 and len(scrub.stable_prefix(stderr)) >= _SHORTEST_ERROR:
         expect["stderr_contains"] = scrub.stable_prefix(stderr)
-    if cli == "claude":
+    if cli in _RESULT_RECORD:
         # Codex prints a warning item for a model it has no metadata for, and the replay
         # asks for another model than the recording did: its line types may differ.
         expect["line_types"] = observed["line_types"]
@@ -276,7 +300,7 @@ def expectations(
 
 def _verdict(cli: str, observed: Mapping[str, Any]) -> str:
     final = observed["final"] or {}
-    if cli == "claude":
+    if cli in _RESULT_RECORD:
         if final.get("is_error") is True and final.get("subtype") == "success":
             return "api_error"
         if final.get("subtype") not in (None, "success"):
@@ -306,8 +330,12 @@ _CLAUSES: Mapping[tuple[str, str], str] = {
     ("codex", "structured_output"): "CDX-06",
     ("codex", "no_structured_output"): "CDX-07",
     ("codex", "failed"): "CDX-06",
+    ("codebuddy", "structured_output"): "CBY-02",
+    ("codebuddy", "no_structured_output"): "CBY-04",
+    ("codebuddy", "error_during_execution"): "CBY-05",
+    ("codebuddy", "failed"): "CBY-06",
 }
-_DEFAULT_CLAUSE = {"claude": "LOOP-01", "codex": "CDX-06"}
+_DEFAULT_CLAUSE = {"claude": "LOOP-01", "codex": "CDX-06", "codebuddy": "CBY-02"}
 
 
 def _clauses(cli: str, observed: Mapping[str, Any]) -> tuple[str, ...]:

@@ -28,8 +28,12 @@ Code's conversation in CodeBuddy's own records:
   ``providerData``) followed by the result, whose ``structured_output``
   comes after ``__timestamp`` there; text prints the result text.
 
-The vendor's system reminders in the prompt item are not reproduced
-(stand-ins of the same shape; the comparison masks them).  Launch rules are
+Several StructuredOutput calls of one message are one event
+(``structured_output_calls``: every call, then every result, the usage on the
+last block), and a call to a tool the CLI lacks is ``api_error_message`` then
+``recovery`` (a snapshot; the turn goes on).  The vendor's system reminders
+in the prompt item are not reproduced (stand-ins of the same shape; the
+comparison masks them).  Launch rules are
 Claude Code's with two more options (`CodeBuddyCli`).
 """
 
@@ -38,10 +42,11 @@ from __future__ import annotations
 import json
 
 from providers_fake.cli.argv import FLAG, VALUE
-from providers_fake.cli.base import Context, finalize, text_arg
+from providers_fake.cli.base import Context, dict_arg, finalize, text_arg
 from providers_fake.cli.claude.render import OPTIONS as CLAUDE_OPTIONS
 from providers_fake.cli.claude.render import ClaudeCli, ClaudeRenderer
 from providers_fake.cli.claude.result import errors, outcome, structured, text_mode_line
+from providers_fake.cli.types import ScriptError
 
 DEFAULT_MODEL = "default-model"
 MODEL_NAME = "Default"
@@ -121,6 +126,7 @@ class CodeBuddyRenderer(ClaudeRenderer):
         self.items: list[dict[str, object]] = []  # the json array
         self.parent = ""
         self.silent = False  # an answer counted but not printed
+        self.unmetered = 0  # blocks still to print before the one carrying the usage
 
     # -- shapes -------------------------------------------------------------------------
 
@@ -234,6 +240,10 @@ class CodeBuddyRenderer(ClaudeRenderer):
         }
 
     def assistant_record(self, message_id: str, block: dict[str, object]) -> dict[str, object]:
+        # A message's usage is on its last block's record; the ones before show none
+        # (two calls in one message, capture two-calls-one-message).
+        metered = self.unmetered == 0
+        self.unmetered = max(0, self.unmetered - 1)
         completion = self._completion(message_id)
         tool = block.get("type") == "tool_use"
         self._assistant_item(completion, block)
@@ -245,7 +255,7 @@ class CodeBuddyRenderer(ClaudeRenderer):
             "stop_reason": "tool_use" if tool else None,
             "stop_sequence": None,
             "type": "message",
-            "usage": _usage(1),
+            "usage": _usage(1 if metered else 0),
         }
         return self.stamped(
             {
@@ -352,6 +362,45 @@ class CodeBuddyRenderer(ClaudeRenderer):
         self.state.user_lines += 1
         self.state.accepted = (arg,)
 
+    def _on_structured_output_calls(self, arg: object) -> None:
+        """
+        Several StructuredOutput calls in one message: every call is printed, then
+        every result (``{"input": V}`` is taken, ``{"input": V, "error": E}`` gets
+        the validation message E; ``id`` names the call); the last call taken is kept.
+        """
+        if not isinstance(arg, list) or not arg:
+            raise ScriptError("event 'structured_output_calls': give a list of calls")
+        calls = [dict_arg("structured_output_calls", call) for call in arg]
+        answers = []
+        self.unmetered = len(calls) - 1
+        for call in calls:
+            error = call.get("error")
+            if error is not None and not isinstance(error, str):
+                raise ScriptError("event 'structured_output_calls': 'error' must be a string")
+            given = call.get("id")
+            tool_id = self.tool_call(
+                "StructuredOutput", call.get("input", {}), given if isinstance(given, str) else None
+            )
+            answers.append((tool_id, call.get("input"), error))
+        self._close_message()
+        for tool_id, value, error in answers:
+            self.emit(self.tool_result_record(tool_id, error or TOOL_ACCEPTED, None))
+            self.state.user_lines += 1
+            if error is None:
+                self.state.accepted = (value,)
+            else:
+                self.state.rejections += 1
+                self.state.last_rejection = error
+
+    def _on_recovery(self, arg: object) -> None:
+        """
+        A call to a tool the CLI does not have: the request is sent again, with
+        a recovery note in the prompt; a snapshot shows it, the turn goes on.
+        """
+        self._close_message()
+        self.ids.advance(4, 10)
+        self.emit(self._snapshot())
+
     def _on_enforce_reminder(self, arg: object) -> None:
         """The re-ask after prose is sent, not printed: a snapshot shows it."""
         text_arg("enforce_reminder", arg, "")
@@ -429,7 +478,7 @@ class CodeBuddyCli(ClaudeCli):
 
     name = "codebuddy"
     renderer = CodeBuddyRenderer
-    events = ClaudeCli.events | {"unprinted_answer"}
+    events = ClaudeCli.events | {"unprinted_answer", "structured_output_calls", "recovery"}
     options = (
         *CLAUDE_OPTIONS,
         (("-y",), "skip_permissions", FLAG, "", ()),

@@ -30,6 +30,7 @@ from harness.seams.model_api.values import (
     text_result,
 )
 from harness.systems import sandbox
+from harness.systems.profiles import WRAPPED_PARAMETERS
 from providers_fake.api import LOOPBACK, LoopbackServer, ScriptedModelAPI, realcli
 from providers_fake.api import Script as ModelScript
 
@@ -117,7 +118,7 @@ def _run_once(
         lines=lines,
         final=final,
         stdout=text,
-        requests=tuple(_seen(masks, r) for r in server.fake.requests[mark:]),
+        requests=tuple(_seen(masks, r, request) for r in server.fake.requests[mark:]),
         files=run.files,
         adaptor=adaptor_view(request, run.exit_code, stdout, stderr, run.timed_out),
         earlier=run.earlier,
@@ -164,10 +165,27 @@ def _masked(masks: list[tuple[str, str]], value: Any) -> Any:
     return value
 
 
-def _seen(masks: list[tuple[str, str]], record: Any) -> SeenRequest:
+#: What CodeBuddy's StructuredOutput parameters are shown as: the binary races its
+#: start-up and sends the schema or, on a slow start, the ``{data: object}`` wrapper
+#: (docs/codebuddy.md), so neither is a contract a model can keep.
+RACY_PARAMETERS = "<the schema or the {data} wrapper>"
+
+
+def _seen(masks: list[tuple[str, str]], record: Any, request: ModelApiRequest) -> SeenRequest:
     # What a CLI sends names its folder too (a command's output, a refusal's path).
     seen = SeenRequest.of(record)  # every field kept: a side request stays one
-    return replace(seen, messages_after_prompt=_masked(masks, seen.messages_after_prompt))
+    seen = replace(seen, messages_after_prompt=_masked(masks, seen.messages_after_prompt))
+    if request.cli == "codebuddy" and seen.input_schema in _raced(request.schema):
+        seen = replace(seen, input_schema=RACY_PARAMETERS)
+    return seen
+
+
+def _raced(schema: str) -> list[object]:
+    try:
+        given = json.loads(schema)
+    except ValueError:
+        return [WRAPPED_PARAMETERS]
+    return [WRAPPED_PARAMETERS, given]
 
 
 def _contained(argv: list[str], folder: Path, env: Mapping[str, str]) -> list[str]:
@@ -235,12 +253,33 @@ def _real_codex(
     return run, mark
 
 
+def _real_codebuddy(
+    binary: Path, server: LoopbackServer, request: ModelApiRequest, confine: realcli.Confine | None
+) -> tuple[realcli.RealRun, int]:
+    run = realcli.run_codebuddy(
+        binary,
+        server.url + "/v1",
+        prompt=request.prompt,
+        schema=request.schema,
+        output_format=request.output_format,
+        args=request.args(),
+        env=dict(request.env),
+        timeout=request.timeout,
+        confine=confine,
+    )
+    return run, 0
+
+
 #: How each CLI's real binary is run against the fake: the run, and the requests
 #: made before it (a resumed session's earlier turns).
 _RealRunner = Callable[
     [Path, LoopbackServer, ModelApiRequest, "realcli.Confine | None"], tuple[realcli.RealRun, int]
 ]
-_REAL: dict[str, _RealRunner] = {"claude": _real_claude, "codex": _real_codex}
+_REAL: dict[str, _RealRunner] = {
+    "claude": _real_claude,
+    "codex": _real_codex,
+    "codebuddy": _real_codebuddy,
+}
 
 
 def adaptor_view(
@@ -250,7 +289,7 @@ def adaptor_view(
     if request.adapt is None:
         return None
     validation, on_invalid = request.adapt
-    output_format = request.output_format if request.cli == "claude" else "json"
+    output_format = request.output_format if request.cli != "codex" else "json"
     asked = Asked(request.schema, request.prompt, output_format, validation, on_invalid)
     outcome = adapt(request.cli, asked, exit_code, stdout, stderr, timed_out=timed_out)
     view = outcome.to_json()
@@ -290,6 +329,7 @@ def _run_reference(
     models: dict[str, Callable[..., _Session]] = {
         "claude": _claude_session,
         "codex": _codex_session,
+        "codebuddy": _codebuddy_session,
     }
     base = f"http://{LOOPBACK}:{REFERENCE_PORT}"
     cwd = workdir / "probe"
@@ -318,7 +358,7 @@ def _run_reference(
         lines=lines,
         final=final,
         stdout=text,
-        requests=tuple(_seen(masks, r) for r in fake.requests[session.mark :]),
+        requests=tuple(_seen(masks, r, request) for r in fake.requests[session.mark :]),
         files=files,
         earlier=session.earlier,
     )
@@ -443,3 +483,31 @@ def _codex_session(
         )
         run = replace(run, stdout=stdout, stderr=stderr + run.stderr)
     return _Session(run, mark, tuple(codes))
+
+
+def _codebuddy_session(
+    client: net.Client,
+    request: ModelApiRequest,
+    seed: str,
+    workdir: Path,
+    fake: ScriptedModelAPI,
+    *,
+    base_url: str,
+    version: str | None,
+) -> _Session:
+    from harness.systems.codebuddy_run import run_codebuddy  # noqa: PLC0415
+
+    run = run_codebuddy(
+        client,
+        prompt=request.prompt,
+        schema=request.schema,
+        output_format=request.output_format,
+        max_turns=request.max_turns,
+        env=_cli_env(workdir, base_url, request),
+        base_url=base_url + "/v1",
+        seed=seed,
+        timeout=request.timeout,
+        workdir=workdir,
+        version=version,
+    )
+    return _Session(run)

@@ -38,7 +38,7 @@ from harness.seams.model_api.expect import (
 )
 from harness.seams.model_api.run import model_script, run_case, run_reference
 from harness.seams.model_api.values import ModelApiOutcome, ModelApiRequest, request_of
-from harness.systems import sandbox
+from harness.systems import codebuddy, sandbox
 from harness.targets import AgentBinary, Target, versions_of
 from harness.targets.protocol import Skipped
 from providers_fake.api import Script as ModelScript
@@ -139,12 +139,26 @@ def _check_hold(
     fast the machine runs the CLI.
     """
     timeout = float(request.get("timeout", realcli.DEFAULT_TIMEOUT))
+    if _waits_by_itself(script, request):
+        return
     if not any(step.delay > timeout for step in script.steps):
         report(
             where,
             f"expects the kill at the {timeout:g} s timeout, but no step of model_script "
             "holds its answer back longer (give one a delay above the timeout)",
         )
+
+
+def _waits_by_itself(script: ModelScript, request: Mapping[str, Any]) -> bool:
+    """
+    Whether the CLI waits without end on this script whatever the machine's
+    speed (CodeBuddy after an HTTP error or past --max-turns: rules C-05, C-07),
+    so that the timeout is what ends the run, with no answer held back.
+    """
+    if request.get("cli") != "codebuddy":
+        return False
+    ending = codebuddy.predict(script, lambda value: False, request.get("max_turns"))
+    return ending.rule in {"C-05", "C-07"}
 
 
 class ModelApi:

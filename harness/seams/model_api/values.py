@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 
 from harness.catalogue import jsonvalue
 from harness.catalogue.lines import JSON_SPACE, json_lines
+from harness.systems.codebuddy import TOOLS as CODEBUDDY_TOOLS
 from providers_fake.api import RecordedRequest, realcli
 from providers_fake.api import Script as ModelScript
 from providers_fake.api.script import STRUCTURED_OUTPUT, Answer
@@ -55,7 +56,8 @@ class ModelApiRequest:
     #: ``--resume``, ``codex exec resume --last``); the case observes the last run
     #: only (LOOP-12).
     earlier_prompts: tuple[str, ...] = ()
-    #: Claude's ``--max-turns N``: the run ends ``error_max_turns`` past N turns.
+    #: ``--max-turns N``: claude ends ``error_max_turns`` past N turns; codebuddy stops
+    #: asking and waits (how an adaptor bounds a CLI that would re-ask forever).
     max_turns: int | None = None
     #: Claude's ``--tools``: the built-in tools offered (``()`` is ``--tools ""``,
     #: none); None leaves the flag out.
@@ -98,8 +100,12 @@ class ModelApiRequest:
         if self.allowed_tools:
             return True
         script = ModelScript.from_json(json.loads(self.model_script))
+        # CodeBuddy answers a tool it does not have with "not found" (C-04): nothing runs.
+        offered = _OFFERED.get(self.cli)
         return any(
-            tool.name != STRUCTURED_OUTPUT and (self.tools is None or tool.name in self.tools)
+            tool.name != STRUCTURED_OUTPUT
+            and (self.tools is None or tool.name in self.tools)
+            and (offered is None or tool.name in offered)
             for step in script.steps
             if isinstance(step, Answer)
             for tool in step.tools
@@ -133,6 +139,8 @@ class ModelApiRequest:
 
 #: The ``output_format`` of a run that prints text, not JSON lines.
 TEXT = "text"
+#: The tools a CLI offers the model, where a call to any other runs nothing.
+_OFFERED = {"codebuddy": CODEBUDDY_TOOLS}
 #: Linux's limit on the length of a single command-line argument.
 ARG_MAX_STRLEN = 131_072
 #: The CLIs that take the schema as a command-line argument (claude's --json-schema);
@@ -155,6 +163,11 @@ def generated_schema(spec: dict[str, Any]) -> str:
     return '{"type":"object","properties":{"v":{"enum":[' + items + "]}}}"
 
 
+_CHAT_KEPT = ("role", "content", "tool_calls", "tool_call_id")
+#: Where a function tool keeps its schema, where it is not ``input_schema`` (Anthropic's).
+_SCHEMA_KEY = {"chat": "parameters"}
+
+
 @dataclass(frozen=True)
 class SeenRequest:
     """One request that reached the fake model API, as far as scenarios check it."""
@@ -175,12 +188,19 @@ class SeenRequest:
         side = None
         if record.side is not None:
             side = f"{record.method} {record.path.split('?', 1)[0]}"
+        messages: object = record.messages_after_prompt
+        if record.api == "chat":
+            # CodeBuddy adds ids and trace fields to every message: what the model reads
+            # is the role, the content and the calls (as the captures keep them).
+            kept = [{k: m[k] for k in _CHAT_KEPT if k in m} for m in record.messages_after_prompt]
+            messages = kept
+        schema_key = _SCHEMA_KEY.get(record.api, "input_schema")
         return cls(
             model=record.model,
-            input_schema=None if tool is None else tool.get("input_schema"),
+            input_schema=None if tool is None else tool.get(schema_key),
             strict=record.strict,
             text_format=record.text_format,
-            messages_after_prompt=record.messages_after_prompt,
+            messages_after_prompt=messages,
             unexpected=record.unexpected,
             side=side,
         )
@@ -373,8 +393,21 @@ def _line_type(line: object) -> str:
 
 
 def parse_lines(stdout: bytes) -> tuple[object, ...]:
+    """
+    Each stdout line, parsed when it is JSON; a stdout that is one JSON array
+    (CodeBuddy's ``--output-format json``: the session's items, then the
+    result) is its items.
+    """
+    text = stdout.decode(errors="replace")
+    if text.lstrip(JSON_SPACE).startswith("["):
+        try:
+            whole = jsonvalue.loads(text)
+        except ValueError:
+            whole = None
+        if isinstance(whole, list):
+            return tuple(whole)
     lines: list[object] = []
-    for raw in json_lines(stdout.decode(errors="replace")):
+    for raw in json_lines(text):
         if not raw.strip(JSON_SPACE):
             continue
         try:
@@ -399,10 +432,14 @@ def text_result(stdout: str) -> dict[str, Any]:
     return {"type": "text", "result": text, "structured_output": value}
 
 
+#: The CLIs that print a ``result`` record (CodeBuddy prints Claude Code's).
+_RESULT_RECORD = frozenset({"claude", "codebuddy"})
+
+
 def final_result(cli: str, lines: tuple[object, ...]) -> dict[str, Any] | None:
     """The CLI's final result (see the module docstring for codex)."""
     objects = [line for line in lines if isinstance(line, dict)]
-    if cli == "claude":
+    if cli in _RESULT_RECORD:
         results = [line for line in objects if line.get("type") == "result"]
         return results[-1] if results else None
     if not objects:

@@ -209,16 +209,19 @@ def check(
     params: bool = True,
     precision: int | None = 6,
     annotated: bool = True,
+    raw: bool = False,
 ) -> Verdict:
     """
     One StructuredOutput call (its input as the JSON text the API streamed).
     ``params``, ``precision`` and ``annotated`` are what releases differ in
     (the detail the CLI adds to each error, Ajv's multipleOfPrecision, whether
     a property of annotations only takes a value's JSON text; B-02, B-16 and
-    B-38 of docs/versions.md); the defaults are the pinned release's.
+    B-38 of docs/versions.md); the defaults are the pinned release's.  ``raw``
+    validates the input as it came, not rewritten as Claude Code rewrites it
+    (CodeBuddy Code judges a number or an array as it is: ``root: must be object``).
     """
     request = {"op": "check", "schema": schema_text, "input": input_text}
-    options = {"params": params, "precision": precision, "annotated": annotated}
+    options = {"params": params, "precision": precision, "annotated": annotated, "raw": raw}
     reply = _WORKER.ask({**request, **options})
     return Verdict(reply["error"], json.loads(reply["prepared"]), json.loads(reply["validated"]))
 

@@ -492,8 +492,10 @@ function answer(request) {
       const precision = request.precision === undefined ? 6 : request.precision;
       const made = compile(request.schema, precision);
       if (made.refused !== undefined) return { fault: `schema refused: ${made.refused}` };
-      const input = prepared(JSON.parse(request.input), made.schema, request.annotated !== false);
-      const validated = spread(input);
+      // `raw`: the input validated as it came, neither converted nor spread (CodeBuddy Code).
+      const parsed = JSON.parse(request.input);
+      const input = request.raw ? parsed : prepared(parsed, made.schema, request.annotated !== false);
+      const validated = request.raw ? input : spread(input);
       return {
         error: verdict(made.validate, validated, request.params !== false),
         prepared: JSON.stringify(input),
