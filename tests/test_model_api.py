@@ -129,7 +129,7 @@ CASES = [
         _broken("cli: codex", "cli: codex\n  max_turns: 3"),
         8,
         "request.max_turns",
-        "applies to claude only",
+        "applies to claude and codebuddy only",
     ),
     (
         "codex-stream-json",

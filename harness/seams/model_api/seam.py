@@ -46,17 +46,22 @@ from providers_fake.api import ScriptError, realcli
 
 _CLAUDE_FIELDS = ("subtype", "is_error", "terminal_reason", "input_schema", "strict", "strict_each")
 _SCHEMA_SOURCES = ("schema", "schema_text", "schema_generated")
-_CLAUDE_ONLY = (
-    "fallback_model",
-    "gates",
-    "refusal_fallback_model",
-    "allowed_tools",
-    "max_turns",
-    "tools",
-)
-_CODEX_ONLY = ("output_last_message",)
+#: Request keys that only some CLIs take, and which.
+_TAKEN_BY = {
+    "fallback_model": ("claude",),
+    "gates": ("claude",),
+    "refusal_fallback_model": ("claude",),
+    "allowed_tools": ("claude",),
+    "max_turns": ("claude", "codebuddy"),
+    "tools": ("claude",),
+    "output_last_message": ("codex",),
+}
 #: Output formats and the CLIs that have them.
-_FORMATS = {"json": ("claude", "codex"), "stream-json": ("claude",), "text": ("claude", "codex")}
+_FORMATS = {
+    "json": ("claude", "codex", "codebuddy"),
+    "stream-json": ("claude", "codebuddy"),
+    "text": ("claude", "codex", "codebuddy"),
+}
 
 
 def _claude(request: Mapping[str, Any], expect: Mapping[str, Any]) -> bool:
@@ -186,10 +191,9 @@ class ModelApi:
         elif len(given) > 1:
             report(("request", given[1]), f"give one schema source, not {' and '.join(given)}")
         cli = request.get("cli")
-        for only, keys in (("claude", _CLAUDE_ONLY), ("codex", _CODEX_ONLY)):
-            for key in keys if cli != only else ():
-                if key in request:
-                    report(("request", key), f"{key} applies to {only} only")
+        for key, takers in _TAKEN_BY.items():
+            if key in request and cli not in takers:
+                report(("request", key), f"{key} applies to {' and '.join(takers)} only")
         shown = request.get("output_format", "json")
         if cli not in _FORMATS.get(shown, (cli,)):
             report(("request", "output_format"), f"{cli} has no {shown} output")
