@@ -158,7 +158,7 @@ def _fuzz(
     strategy = fuzzer.cases()
 
     def each(case: dict[str, Json], replay: bytes) -> None:
-        tally.add(case, replay, judge(case))
+        tally.add(case, replay, judge(case), fuzzer.classes(case))
         progress.show(f"fuzz: {tally.line()} (of {args.examples})")
 
     generate(strategy, args.examples, args.seed, each)
@@ -177,8 +177,9 @@ def _fuzz(
         finding = Finding(signature, len(members), case, judged, runs)
         findings.append(_written(finding, fuzzer, judge, out, command))
     counts = tally.counts
+    drawn = tuple((name, *tally.drawn.get(name, [0, 0])) for name in fuzzer.class_names())
     return Summary(
-        tally.cases, counts["agree"], counts[DISAGREE], counts["errored"], tuple(findings)
+        tally.cases, counts["agree"], counts[DISAGREE], counts["errored"], tuple(findings), drawn
     )
 
 
@@ -216,5 +217,21 @@ def _report(summary: Summary, truth: str, other: str, args: argparse.Namespace) 
         note = "" if f.reproduced else " (did not reproduce when run again: flaky)"
         lines.append(f"  {f.count:4d} x {f.signature}")
         lines.append(f"         -> {f.path} (shrunk in {f.runs} new runs){note}")
+    if args.stats:
+        lines += stats_lines(summary)
     lines.append(summary.last_line)
+    return lines
+
+
+def stats_lines(summary: Summary) -> list[str]:
+    """Per class of the users' world: the cases that drew it and how many of them agreed."""
+    if not summary.drawn:
+        return ["fuzz: --stats: this seam has no registry of classes"]
+    width = max(len(name) for name, _, _ in summary.drawn)
+    lines = [
+        f"fuzz: classes drawn ({sum(1 for _, n, _ in summary.drawn if n)} of {len(summary.drawn)}):"
+    ]
+    for name, cases, agree in summary.drawn:
+        share = f"{100 * agree / cases:5.1f}%" if cases else "    -"
+        lines.append(f"  {name.ljust(width)} {cases:5d} cases {agree:5d} agree {share}")
     return lines
