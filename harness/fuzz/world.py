@@ -291,7 +291,8 @@ def cut_kinds(cli: str, step: Step) -> set[str]:
             if kind == "content_block_start":
                 open_blocks[int(event["index"])] = str(event["content_block"]["type"])
             elif kind == "content_block_stop":
-                texts_done = texts_done or open_blocks.pop(int(event["index"]), "") == "text"
+                closed = open_blocks.pop(int(event["index"]), "")
+                texts_done = texts_done or closed == "text"
         if texts_done and "tool_use" in open_blocks.values():
             found.add("cut:tool-after-text")
     return found

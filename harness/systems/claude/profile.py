@@ -470,6 +470,8 @@ class ClaudeProfile:
     multiple_of_precision: int | None
     resumes_broken_prose: bool
     continue_note: bool
+    #: A resumed turn's prompt joins the only results of the turn before (B-40).
+    joins_lone_answer: bool
     quiet_notice: bool
     cwd_notes: bool
     asks_approval: bool

@@ -272,4 +272,18 @@ ROWS: tuple[Entry, ...] = (
         f"B-39 ({_B}): from 2.1.282 the run ends after the first request",
     ),
     *_ATTACHED,
+    entry(
+        "joins_lone_answer",
+        "<2.1.300",
+        False,
+        f"B-40 ({_B}): a resumed turn after an earlier turn answered once is sent with "
+        "'No response requested.' first (2.1.276-2.1.282; 2.1.283-2.1.299 not probed)",
+    ),
+    entry(
+        "joins_lone_answer",
+        ">=2.1.300",
+        True,
+        f"B-40 ({_B}): from 2.1.300 the new prompt joins the results of an earlier turn "
+        "answered once (2.1.300, 2.1.315, 2.1.325, 2.1.328, 2.1.332)",
+    ),
 )

@@ -200,7 +200,9 @@ def run_claude(
         return ClaudeRun(KILLED, stdout, stderr, timed_out=True)
     prompted = wire.asked(prompt, resumed=bool(resumed))
     history = loop.talk.rendered(loop.model)
-    conversation = wire.closed([*resumed, prompted, *history], profile.continue_note)
+    conversation = wire.closed(
+        [*resumed, prompted], history, profile.continue_note, profile.joins_lone_answer
+    )
     stdout = _stream(out, "stdout")
     stderr = warnings + _notices(loop) + _stream(out, "stderr").decode()
     return ClaudeRun(renderer.finish(), stdout, stderr, tuple(conversation))
