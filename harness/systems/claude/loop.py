@@ -308,6 +308,14 @@ class Loop:
             }
         )
 
+    def connection_lost(self) -> None:
+        """A stream cut again after the retries: the run ends in the CLI's words (B-41)."""
+        extra = {"api_error": "connection_failed"}
+        message = {"text": words.CONNECTION_LOST, "error": "server_error", "extra": extra}
+        self.event("api_error_message", message)
+        fields = {"is_error": True, "api_error_status": None, "terminal_reason": "api_error"}
+        self.result({**fields, "extra": extra})
+
     def overloaded(self, failure: failures.Failure) -> None:
         """Three 529s and no fallback model: the run ends with the CLI's own words."""
         text = data.REPEATED_OVERLOADS.format(gateway=self.settings.gateway)
@@ -335,11 +343,20 @@ class Loop:
 
     def settled(self, turn: Turn, answer: wire.Answer) -> bool:
         """A 200 answer: True when the run has ended, False to ask the model again."""
-        if answer.truncated and not answer.midstream_error and turn.cuts < turn.budget:
-            turn.cuts += 1  # the partial message never enters the conversation
-            delay = self.back_off(turn.cuts, None)
-            self.event("api_retry", {"attempt": turn.cuts, "status": None, "delay_ms": delay})
-            return False
+        if answer.truncated and not answer.midstream_error:
+            # The partial message never enters the conversation.  A cut stream is
+            # retried CLAUDE_CODE_MAX_RETRIES times with api_retry lines, then once
+            # more without one; a cut after that ends the run (B-41, probed with 0-2).
+            if turn.cuts < turn.budget:
+                turn.cuts += 1
+                delay = self.back_off(turn.cuts, None)
+                self.event("api_retry", {"attempt": turn.cuts, "status": None, "delay_ms": delay})
+                return False
+            if not turn.cut_unseen:
+                turn.cut_unseen = True
+                return False
+            self.connection_lost()
+            return True
         if self.taken(turn, answer):
             return True
         if turn.rejected + turn.retracted >= turn.allowed and not turn.resumed_unseen:

@@ -336,8 +336,12 @@ def closed(
     results is closed with `NO_RESPONSE`, unless ``joins_lone_answer`` and
     the model answered once in it (a stream cut off and resumed aside):
     then nothing closes it and the next prompt joins those results' message
-    (B-40).
+    (B-40).  Notes the loop queued for a request it did not make (the quiet
+    notice after the answer that spent the last attempt) are not kept.
     """
+    turn = list(turn)
+    while turn and turn[-1]["role"] == "system":
+        turn.pop()  # a note for a request the turn never made is not kept (B-40)
     out = [json.loads(json.dumps(m)) for m in (*before, *turn)]
     if out and out[-1]["role"] == "user":
         results = has_tool_results(out[-1])
