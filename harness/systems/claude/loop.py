@@ -395,15 +395,21 @@ class Loop:
         if outcome == "exhausted":
             self.exhausted(turn)
             return True
+        cut_prose = outcome == "prose" and (
+            answer.midstream_error or answer.stop_reason == "max_tokens"
+        )
+        if not cut_prose:  # the resumes counted are those in a row (probed, B-42)
+            turn.resumes = turn.cut_offs = 0
         if answer.midstream_error and outcome == "prose":
-            if turn.resumes < MIDSTREAM_RESUMES and self.profile.resumes_broken_prose:  # B-22
+            resumed = turn.resumes + turn.cut_offs  # one count for both kinds (probed, B-42)
+            if resumed < MIDSTREAM_RESUMES and self.profile.resumes_broken_prose:  # B-22
                 turn.resumes += 1  # the model is asked to pick up where the stream broke
                 return self.resume(turn, data.CUT_OFF_NOTICE)
             self.event("api_error_message")
             self.result({"is_error": True})
             return True
         if answer.stop_reason == "max_tokens" and outcome == "prose":
-            if turn.cut_offs < MIDSTREAM_RESUMES:
+            if turn.resumes + turn.cut_offs < MIDSTREAM_RESUMES:  # B-42
                 turn.cut_offs += 1  # likewise after the output token limit
                 return self.resume(turn, data.MAX_TOKENS_NOTICE)
             extra = {"api_error": "max_output_tokens", "api_error_params": {"cut": "output_limit"}}
