@@ -134,7 +134,7 @@ def test_stats_print_each_class_with_its_agreement() -> None:
     case = _case("codex", [{"text": "a\u2028b"}])
     tally.add(case, b"", Judgement(AGREE), ("string:line-separators",))
     tally.add(case, b"", Judgement(DISAGREE), ("string:line-separators", "cut"))
-    drawn = tuple((n, *tally.drawn.get(n, [0, 0])) for n in classes.names("codex"))
+    drawn = tally.per_class(classes.names("codex"))
     lines = stats_lines(Summary(2, 1, 1, 0, (), drawn))
     assert lines[0] == f"fuzz: classes drawn (2 of {len(classes.names('codex'))}):"
     by_name = {line.split()[0]: line.split()[1:] for line in lines[1:]}

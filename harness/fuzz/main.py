@@ -177,7 +177,7 @@ def _fuzz(
         finding = Finding(signature, len(members), case, judged, runs)
         findings.append(_written(finding, fuzzer, judge, out, command))
     counts = tally.counts
-    drawn = tuple((name, *tally.drawn.get(name, [0, 0])) for name in fuzzer.class_names())
+    drawn = tally.per_class(fuzzer.class_names())
     return Summary(
         tally.cases, counts["agree"], counts[DISAGREE], counts["errored"], tuple(findings), drawn
     )

@@ -256,6 +256,13 @@ class Tally:
     def cases(self) -> int:
         return sum(self.counts.values())
 
+    def per_class(self, names: tuple[str, ...]) -> tuple[tuple[str, int, int], ...]:
+        """Each class named, in order: the cases that drew it and how many of them agreed."""
+        return tuple(
+            (name, self.drawn.get(name, [0, 0])[0], self.drawn.get(name, [0, 0])[1])
+            for name in names
+        )
+
     def line(self) -> str:
         c = self.counts
         return f"{self.cases} cases, {c[AGREE]} agree, {c[DISAGREE]} disagree, {c[ERRORED]} errored"
