@@ -201,7 +201,11 @@ def _written(
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{doc['id']}.yaml"
     comment = f"Written by {command}.\nClass: {finding.signature}\n{details}"
-    scenario = write.load(write.dump(doc, comment), path)
+    try:
+        scenario = write.load(write.dump(doc, comment), path)
+    except HarnessError as error:  # the truth's outcome no scenario can expect: say so, go on
+        path.unlink(missing_ok=True)
+        return replace(finding, path=None, reproduced=False, unwritten=str(error))
     again = judge.judge(scenario)
     holds = not has_truth or (again.truth is not None and again.truth.status == "passed")
     return replace(finding, path=path, reproduced=again.signature == judged.signature and holds)
@@ -216,6 +220,9 @@ def _report(summary: Summary, truth: str, other: str, args: argparse.Namespace) 
     for f in summary.findings:
         note = "" if f.reproduced else " (did not reproduce when run again: flaky)"
         lines.append(f"  {f.count:4d} x {f.signature}")
+        if f.unwritten is not None:
+            lines.append(f"         -> not written: {f.unwritten}")
+            continue
         lines.append(f"         -> {f.path} (shrunk in {f.runs} new runs){note}")
     if args.stats:
         lines += stats_lines(summary)

@@ -77,6 +77,8 @@ class Finding:
     path: Path | None = None
     #: Whether the written file, loaded and run again, fails the same way.
     reproduced: bool | None = None
+    #: Why no scenario could be written for the class (its expectation does not lint).
+    unwritten: str | None = None
 
 
 @dataclass(frozen=True)

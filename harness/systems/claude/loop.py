@@ -96,6 +96,9 @@ class Loop:
         #: Seconds the CLI would have slept between retries: the reference does not wait,
         #: but a caller's timeout counts them (a real binary is killed while it waits).
         self.waited = 0.0
+        #: The run ended on a request that failed (the API's error, overloads, a lost
+        #: connection): the message it carried stays unanswered (B-40).
+        self.unanswered = False
         self.profile = settings.profile
         #: A refusal's tool results, shown once it is known how the refusal is met.
         self.held: list[object] = []
@@ -289,6 +292,7 @@ class Loop:
         self, failure: failures.Failure, turn: Turn, ending: failures.Ending | None = None
     ) -> None:
         """The run ends on an HTTP error, in the CLI's words for its status (or ``ending``)."""
+        self.unanswered = True
         named = turn.model
         if self.settings.long_context(turn.model):
             named += "[1m]"  # the 1M-context variant was asked for (B-07, probed on 2.1.235)
@@ -310,6 +314,7 @@ class Loop:
 
     def connection_lost(self) -> None:
         """A stream cut again after the retries: the run ends in the CLI's words (B-41)."""
+        self.unanswered = True
         extra = {"api_error": "connection_failed"}
         message = {"text": words.CONNECTION_LOST, "error": "server_error", "extra": extra}
         self.event("api_error_message", message)
@@ -318,6 +323,7 @@ class Loop:
 
     def overloaded(self, failure: failures.Failure) -> None:
         """Three 529s and no fallback model: the run ends with the CLI's own words."""
+        self.unanswered = True
         text = data.REPEATED_OVERLOADS.format(gateway=self.settings.gateway)
         extra = failures.message_fields(failure)
         self.event("api_error_message", {"text": text, "error": "server_error", "extra": extra})

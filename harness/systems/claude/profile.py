@@ -472,6 +472,8 @@ class ClaudeProfile:
     continue_note: bool
     #: A resumed turn's prompt joins the only results of the turn before (B-40).
     joins_lone_answer: bool
+    #: A resumed turn's prompt joins the unanswered message of a turn that failed (B-40).
+    joins_failed_turn: bool
     quiet_notice: bool
     cwd_notes: bool
     asks_approval: bool

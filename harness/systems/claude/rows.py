@@ -286,4 +286,18 @@ ROWS: tuple[Entry, ...] = (
         f"B-40 ({_B}): from 2.1.300 the new prompt joins the results of an earlier turn "
         "answered once (2.1.300, 2.1.315, 2.1.325, 2.1.328, 2.1.332)",
     ),
+    entry(
+        "joins_failed_turn",
+        "<2.1.282",
+        False,
+        f"B-40 ({_B}): after a turn whose last request failed, 'No response requested.' "
+        "comes first (2.1.235, which joins after a reminder: not modelled)",
+    ),
+    entry(
+        "joins_failed_turn",
+        ">=2.1.282",
+        True,
+        f"B-40 ({_B}): the new prompt joins the unanswered message of a turn whose last "
+        "request failed (2.1.282, 2.1.328)",
+    ),
 )

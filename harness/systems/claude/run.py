@@ -201,7 +201,11 @@ def run_claude(
     prompted = wire.asked(prompt, resumed=bool(resumed))
     history = loop.talk.rendered(loop.model)
     conversation = wire.closed(
-        [*resumed, prompted], history, profile.continue_note, profile.joins_lone_answer
+        [*resumed, prompted],
+        history,
+        profile.continue_note,
+        profile.joins_lone_answer,
+        profile.joins_failed_turn and loop.unanswered,
     )
     stdout = _stream(out, "stdout")
     stderr = warnings + _notices(loop) + _stream(out, "stderr").decode()

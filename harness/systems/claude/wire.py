@@ -327,6 +327,7 @@ def closed(
     turn: Sequence[dict[str, Any]],
     continued: bool = False,
     joins_lone_answer: bool = False,
+    joins_failed: bool = False,
 ) -> list[dict[str, Any]]:
     """
     A finished turn's messages (``turn``, after the session's ``before`` and
@@ -336,8 +337,10 @@ def closed(
     results is closed with `NO_RESPONSE`, unless ``joins_lone_answer`` and
     the model answered once in it (a stream cut off and resumed aside):
     then nothing closes it and the next prompt joins those results' message
-    (B-40).  Notes the loop queued for a request it did not make (the quiet
-    notice after the answer that spent the last attempt) are not kept.
+    (B-40); likewise, with ``joins_failed``, after a turn whose last request
+    failed (the message it carried stays unanswered).  Notes the loop queued
+    for a request it did not make (the quiet notice after the answer that
+    spent the last attempt) are not kept.
     """
     turn = list(turn)
     while turn and turn[-1]["role"] == "system":
@@ -347,7 +350,10 @@ def closed(
         results = has_tool_results(out[-1])
         if continued and results:
             out[-1]["content"].append({"type": "text", "text": CONTINUE})
-        if not (joins_lone_answer and results and _answers(turn) == 1):
+        # A turn whose last request failed ends on a message nobody answered (its
+        # prompt, a reminder): the next prompt joins it, as it joins lone results.
+        lone = joins_lone_answer and (not results or _answers(turn) == 1)
+        if not (lone or joins_failed):
             out.append({"role": "assistant", "content": [{"type": "text", "text": NO_RESPONSE}]})
     return out
 
