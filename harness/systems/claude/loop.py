@@ -412,6 +412,7 @@ class Loop:
                 turn.resumes += 1  # the model is asked to pick up where the stream broke
                 return self.resume(turn, data.CUT_OFF_NOTICE)
             self.event("api_error_message")
+            self.unanswered = True  # the stream broke: the turn ends as failed (B-40)
             self.result({"is_error": True})
             return True
         if answer.stop_reason == "max_tokens" and outcome == "prose":
@@ -435,6 +436,7 @@ class Loop:
             fields: dict[str, Any] = {}
             if answer.midstream_error:
                 self.event("api_error_message")
+                self.unanswered = True  # the stream broke: the turn ends as failed (B-40)
                 fields.update(_AFTER_CALL.get(self.profile.midstream_after_call, {}))  # B-11
             if taking.text_after is not None:
                 fields["result"] = taking.text_after  # prose after the call is the result

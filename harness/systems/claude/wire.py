@@ -352,7 +352,7 @@ def closed(
             out[-1]["content"].append({"type": "text", "text": CONTINUE})
         # A turn whose last request failed ends on a message nobody answered (its
         # prompt, a reminder): the next prompt joins it, as it joins lone results.
-        lone = joins_lone_answer and (not results or _answers(turn) == 1)
+        lone = joins_lone_answer and results and _answers(turn) == 1
         if not (lone or joins_failed):
             out.append({"role": "assistant", "content": [{"type": "text", "text": NO_RESPONSE}]})
     return out
