@@ -107,7 +107,7 @@ def test_claude_text_output_prints_success_with_a_line_end() -> None:
     exhausted = {"subtype": "error_max_structured_output_retries", "errors": ["Failed after 1"]}
     assert text_line(exhausted, None) == "Error: Failed after 1"
     fixed = "Error: Failed to provide valid structured output after maximum retries"
-    assert text_line(exhausted, None, names_error=False) == fixed  # up to 2.1.259 (B-40)
+    assert text_line(exhausted, None, names_error=False) == fixed  # up to 2.1.259 (B-43)
     assert text_line({"subtype": "error_during_execution"}, None) == "Execution error"
 
 

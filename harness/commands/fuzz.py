@@ -35,6 +35,12 @@ def fuzz_options(p: argparse.ArgumentParser) -> None:
         help="agent-cli: only these drivers (repeatable)",
     )
     p.add_argument(
+        "--stats",
+        action="store_true",
+        help="model-api: print which classes of the users' world the cases drew, "
+        "and the agreement per class",
+    )
+    p.add_argument(
         "--allow-exec",
         action="store_true",
         help="also generate cases that make the CLI run commands (Bash), confined as for "

@@ -260,6 +260,13 @@ class AgentCliFuzzer:
     def cases(self) -> st.SearchStrategy[dict[str, Json]]:
         return agent_cases(self.drivers)
 
+    def classes(self, case: dict[str, Json]) -> tuple[str, ...]:
+        """No registry of classes on this seam yet: ``--stats`` lists none."""
+        return ()
+
+    def class_names(self) -> tuple[str, ...]:
+        return ()
+
     def judge(self, truth: CaseResult, other: CaseResult) -> Judgement:
         failed = errored(truth, other)
         if failed is not None:

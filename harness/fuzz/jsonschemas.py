@@ -22,6 +22,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from harness.fuzz import world
+
 Json = Any
 #: ``draw`` as the helpers of the composite strategies below take it.
 Draw = Callable[[st.SearchStrategy[Any]], Any]
@@ -359,7 +361,8 @@ def _typed(draw: Draw, schema: dict[str, Json], root: Json, depth: int) -> Json:
 
 
 _POOLS: dict[str, st.SearchStrategy[Json]] = {
-    "string": st.sampled_from(STRINGS),
+    # Answers only (never a schema, which travels in argv): the world's string classes too.
+    "string": st.one_of(st.sampled_from(STRINGS), st.sampled_from(STRINGS), world.WORLD_STRINGS),
     "integer": st.sampled_from(INTEGERS),
     "number": st.one_of(st.sampled_from(FLOATS), st.sampled_from(INTEGERS)),
     "boolean": st.booleans(),

@@ -160,7 +160,7 @@ def _fuzz(
     strategy = fuzzer.cases()
 
     def each(case: dict[str, Json], replay: bytes) -> None:
-        tally.add(case, replay, judge(case))
+        tally.add(case, replay, judge(case), fuzzer.classes(case))
         progress.show(f"fuzz: {tally.line()} (of {args.examples})")
 
     generate(strategy, args.examples, args.seed, each)
@@ -179,8 +179,9 @@ def _fuzz(
         finding = Finding(signature, len(members), case, judged, runs)
         findings.append(_written(finding, fuzzer, judge, out, command))
     counts = tally.counts
+    drawn = tally.per_class(fuzzer.class_names())
     return Summary(
-        tally.cases, counts["agree"], counts[DISAGREE], counts["errored"], tuple(findings)
+        tally.cases, counts["agree"], counts[DISAGREE], counts["errored"], tuple(findings), drawn
     )
 
 
@@ -202,7 +203,11 @@ def _written(
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{doc['id']}.yaml"
     comment = f"Written by {command}.\nClass: {finding.signature}\n{details}"
-    scenario = write.load(write.dump(doc, comment), path)
+    try:
+        scenario = write.load(write.dump(doc, comment), path)
+    except HarnessError as error:  # the truth's outcome no scenario can expect: say so, go on
+        path.unlink(missing_ok=True)
+        return replace(finding, path=None, reproduced=False, unwritten=str(error))
     again = judge.judge(scenario)
     holds = not has_truth or (again.truth is not None and again.truth.status == "passed")
     return replace(finding, path=path, reproduced=again.signature == judged.signature and holds)
@@ -217,6 +222,25 @@ def _report(summary: Summary, truth: str, other: str, args: argparse.Namespace) 
     for f in summary.findings:
         note = "" if f.reproduced else " (did not reproduce when run again: flaky)"
         lines.append(f"  {f.count:4d} x {f.signature}")
+        if f.unwritten is not None:
+            lines.append(f"         -> not written: {f.unwritten}")
+            continue
         lines.append(f"         -> {f.path} (shrunk in {f.runs} new runs){note}")
+    if args.stats:
+        lines += stats_lines(summary)
     lines.append(summary.last_line)
+    return lines
+
+
+def stats_lines(summary: Summary) -> list[str]:
+    """Per class of the users' world: the cases that drew it and how many of them agreed."""
+    if not summary.drawn:
+        return ["fuzz: --stats: this seam has no registry of classes"]
+    width = max(len(name) for name, _, _ in summary.drawn)
+    lines = [
+        f"fuzz: classes drawn ({sum(1 for _, n, _ in summary.drawn if n)} of {len(summary.drawn)}):"
+    ]
+    for name, cases, agree in summary.drawn:
+        share = f"{100 * agree / cases:5.1f}%" if cases else "    -"
+        lines.append(f"  {name.ljust(width)} {cases:5d} cases {agree:5d} agree {share}")
     return lines

@@ -27,6 +27,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from harness.fuzz import classes, world
 from harness.fuzz import jsonschemas as js
 from harness.fuzz.verdict import AGREE, DISAGREE, Difference, Judgement, errored
 from harness.reports import differential
@@ -97,6 +98,8 @@ CLAUDE_ENV: dict[str, tuple[str, ...]] = {
 }  # fmt: skip
 #: CLAUDE_CODE_MAX_RETRIES values that let a retryable error end the script quickly.
 FEW_RETRIES = ("0", "1")
+#: The prompts of a resumed session's earlier turns.
+EARLIER = ("First diagnose the build failure.", "Now check the tests too.")
 #: Small pauses before an answer: a slow model, never a hung one.
 DELAYS = (0.05, 0.3, 1.0)
 
@@ -110,6 +113,34 @@ class _Budget:
     delays: int = 1
 
 
+def _prose(draw: Draw) -> str:
+    """What a model writes as prose: the usual texts, or a string of one of the world's classes."""
+    if js.rarely(draw, 3):
+        return draw(world.WORLD_STRINGS)
+    return draw(st.sampled_from(PROSE))
+
+
+def _final_error(draw: Draw, first: bool) -> Step:
+    """An error that ends a claude run: the hand-picked ones or a documented kind with its body."""
+    if first and js.rarely(draw, 2):
+        return draw(st.sampled_from(world.ANTHROPIC_FINAL["prompt_too_long"]))
+    if draw(st.booleans()):
+        return draw(st.sampled_from(FINAL_ERRORS))
+    # A prompt too long later in a session makes the binary compact it (not modelled).
+    kinds = [k for k in world.ANTHROPIC_FINAL if first or k != "prompt_too_long"]
+    return draw(st.sampled_from(world.ANTHROPIC_FINAL[draw(st.sampled_from(kinds))]))
+
+
+def _retried(draw: Draw) -> Step:
+    """A retryable error: a bare status with a short retry header, or a documented kind."""
+    if draw(st.booleans()):
+        kind = draw(st.sampled_from(sorted(world.ANTHROPIC_RETRIED)))
+        return dict(draw(st.sampled_from(world.ANTHROPIC_RETRIED[kind])))
+    step: Step = {"status": draw(st.sampled_from(RETRYABLE))}
+    headers = draw(st.sampled_from(RETRY_HEADERS))
+    return {**step, "headers": headers} if headers else step
+
+
 def _delayed(draw: Draw, step: Step, budget: _Budget) -> Step:
     if budget.delays and js.rarely(draw, 10):
         budget.delays -= 1
@@ -117,11 +148,13 @@ def _delayed(draw: Draw, step: Step, budget: _Budget) -> Step:
     return step
 
 
-def _claude_answer(draw: Draw, schema: Json, final: bool, allow_exec: bool) -> Step:
-    """A 200 answer; ``final`` ones end the run when repeated."""
+def _claude_answer(
+    draw: Draw, schema: Json, final: bool, allow_exec: bool, first: bool = False
+) -> Step:
+    """A 200 answer or an error; ``final`` ones end the run when repeated."""
     kinds = list(range(11))
     if not final:
-        kinds += [12, 11, 13] if allow_exec else [12]
+        kinds += [12, 14, 11, 13] if allow_exec else [12, 14]
     kind = draw(st.sampled_from(kinds))
 
     def tool() -> Json:
@@ -130,11 +163,11 @@ def _claude_answer(draw: Draw, schema: Json, final: bool, allow_exec: bool) -> S
     if kind == 0:
         return {"tool": tool()}
     if kind == 1:
-        return {"text": draw(st.sampled_from(PROSE))}
+        return {"text": _prose(draw)}
     if kind == 2:
-        return {"texts": draw(st.lists(st.sampled_from(PROSE), min_size=2, max_size=3))}
+        return {"texts": [_prose(draw) for _ in range(draw(st.integers(2, 3)))]}
     if kind == 3:
-        return {"text": draw(st.sampled_from(PROSE)), "tool": tool()}
+        return {"text": _prose(draw), "tool": tool()}
     if kind == 4:
         step: Step = {"thinking": "Let me think."}
         return {**step, "tool": tool()} if draw(st.booleans()) else {**step, "text": "Done."}
@@ -154,34 +187,38 @@ def _claude_answer(draw: Draw, schema: Json, final: bool, allow_exec: bool) -> S
     if kind == 9:
         return {}
     if kind == 10:
-        return draw(st.sampled_from(FINAL_ERRORS))
+        return _final_error(draw, first)
     if kind == 11:
         return {
             "tool_name": draw(st.sampled_from(UNKNOWN_TOOLS)),
             "tool": {"q": draw(js.PRIMITIVES)},
         }
     if kind == 12:
-        return {"tool": tool(), "truncate_after": draw(st.integers(0, 6))}
+        return world.cut_here(draw, "claude", {"tool": tool()})
+    if kind == 14:  # a cut anywhere in an answer with prose (inside its tool block, say)
+        return world.cut_here(draw, "claude", {"text": _prose(draw), "tool": tool()})
     return {"tool_name": "Bash", "tool": {"command": draw(st.sampled_from(COMMANDS))}}
 
 
-def _claude_script(draw: Draw, schema: Json, env: dict[str, str], allow_exec: bool) -> list[Step]:
+def _claude_script(
+    draw: Draw, schema: Json, env: dict[str, str], allow_exec: bool, resumed: bool
+) -> list[Step]:
     budget = _Budget()
     steps: list[Step] = []
-    for _ in range(draw(st.integers(0, 3))):
+    for number in range(draw(st.integers(0, 3))):
         if budget.retries and js.rarely(draw, 4):
             budget.retries -= 1
-            step: Step = {"status": draw(st.sampled_from(RETRYABLE))}
-            headers = draw(st.sampled_from(RETRY_HEADERS))
-            step = {**step, "headers": headers} if headers else step
+            step = _retried(draw)
         else:
-            step = _claude_answer(draw, schema, final=False, allow_exec=allow_exec)
+            first = number == 0 and not resumed
+            step = _claude_answer(draw, schema, final=False, allow_exec=allow_exec, first=first)
             if "truncate_after" in step:
                 if not budget.cuts:
                     step = {k: v for k, v in step.items() if k != "truncate_after"}
                 budget.cuts = 0
         steps.append(_delayed(draw, step, budget))
-    last = _claude_answer(draw, schema, final=True, allow_exec=allow_exec)
+    first = not steps and not resumed
+    last = _claude_answer(draw, schema, final=True, allow_exec=allow_exec, first=first)
     if env.get("CLAUDE_CODE_MAX_RETRIES") in FEW_RETRIES and js.rarely(draw, 4):
         last = {"status": draw(st.sampled_from(RETRYABLE)), "headers": {"retry-after-ms": "5"}}
     return [*steps, _delayed(draw, last, budget)]
@@ -224,7 +261,9 @@ def claude_cases(draw: Draw, allow_exec: bool, timeout: float) -> dict[str, Json
         request["output_format"] = "stream-json"
     if env:
         request["env"] = env
-    script = _claude_script(draw, schema, env, allow_exec)
+    if js.rarely(draw, 5):  # a resumed session: earlier turns take the script's first steps
+        request["earlier_prompts"] = list(EARLIER[: draw(st.integers(1, 2))])
+    script = _claude_script(draw, schema, env, allow_exec, bool(request.get("earlier_prompts")))
     if allow_exec and draw(st.booleans()):
         request["allowed_tools"] = ["Bash"]
     overloaded = any(step.get("status") == 529 for step in script[-1:])
@@ -234,10 +273,32 @@ def claude_cases(draw: Draw, allow_exec: bool, timeout: float) -> dict[str, Json
     return {"request": request, "provider": {"model_script": script}}
 
 
+def _codex_error(draw: Draw) -> Step:
+    """An HTTP error or a failed response: the hand-picked ones or a documented kind."""
+    if js.rarely(draw, 3):
+        return draw(st.sampled_from(CODEX_ERRORS))
+    kind = draw(st.sampled_from(sorted(world.OPENAI_ERRORS)))
+    step = dict(draw(st.sampled_from(world.OPENAI_ERRORS[kind])))
+    if "midstream_error" in step and draw(st.booleans()):
+        step["text"] = _prose(draw)  # a message before the failure
+    return step
+
+
+def _codex_call(draw: Draw) -> Step:
+    """A function call codex does not offer: its old ``shell`` tool or a made-up one."""
+    if draw(st.booleans()):
+        command = draw(st.sampled_from((["echo", "hi"], ["bash", "-lc", "ls"], ["cat", "x"])))
+        step: Step = {"tool_name": "shell", "tool": {"command": command}}
+    else:
+        step = {"tool_name": draw(st.sampled_from(UNKNOWN_TOOLS)), "tool": {"q": 1}}
+    if draw(st.booleans()):
+        step["text"] = _prose(draw)  # a progress message before the call
+    return step
+
+
 def _codex_answer(draw: Draw, schema: Json, allow_exec: bool) -> Step:
-    kind = draw(
-        st.sampled_from([0, 1, 2, 3, 4, 6, 7, 8, 5] if allow_exec else [0, 1, 2, 3, 4, 6, 7, 8])
-    )
+    kinds = [0, 1, 2, 3, 4, 6, 6, 7, 8, 9, 10]
+    kind = draw(st.sampled_from([*kinds, 5, 5] if allow_exec else kinds))
 
     def value() -> Json:
         return js.tool_input(draw, schema)
@@ -245,18 +306,33 @@ def _codex_answer(draw: Draw, schema: Json, allow_exec: bool) -> Step:
     if kind <= 1:
         return {"text": show_value(value())}
     if kind == 2:
-        return {"text": draw(st.sampled_from(PROSE))}
+        return {"text": _prose(draw)}
     if kind == 3:
-        return {"texts": [draw(st.sampled_from(PROSE)), show_value(value())]}
+        return {"texts": [_prose(draw), show_value(value())]}
     if kind == 4:
-        return {"thinking": "Reading the log.", "text": show_value(value())}
+        return {
+            "thinking": draw(st.sampled_from(("Reading the log.", *PROSE[:1]))),
+            "text": show_value(value()),
+        }
     if kind == 5:
-        return {"tool_name": draw(st.sampled_from(UNKNOWN_TOOLS)), "tool": {"q": 1}}
+        return _codex_call(draw)
     if kind == 6:
-        return draw(st.sampled_from(CODEX_ERRORS))
+        return _codex_error(draw)
     if kind == 7:
         return {"text": show_value(value()), "midstream_error": True}
-    return {"text": show_value(value()), "truncate_after": draw(st.integers(0, 8))}
+    if kind == 9:  # several messages, the JSON among them or last
+        texts = [_prose(draw) for _ in range(draw(st.integers(1, 2)))]
+        return (
+            {"texts": [*texts, show_value(value())], "text_after": _prose(draw)}
+            if draw(st.booleans())
+            else {"texts": [*texts, show_value(value())]}
+        )
+    if kind == 10:
+        return {"text": _prose(draw)} if draw(st.booleans()) else {"text": show_value(value())}
+    step: Step = {"text": show_value(value())}
+    if draw(st.booleans()):
+        step = {"thinking": "Reading the log.", "texts": [_prose(draw), show_value(value())]}
+    return world.cut_here(draw, "codex", step)
 
 
 @st.composite
@@ -356,6 +432,13 @@ class ModelApiFuzzer:
 
     def cases(self) -> st.SearchStrategy[dict[str, Json]]:
         return CASES[self.cli](self.allow_exec, self.timeout)
+
+    def classes(self, case: dict[str, Json]) -> tuple[str, ...]:
+        """The classes of the users' world ``case`` draws (`harness.fuzz.classes`)."""
+        return classes.drawn(self.cli, case)
+
+    def class_names(self) -> tuple[str, ...]:
+        return classes.names(self.cli)
 
     def judge(self, truth: CaseResult, other: CaseResult) -> Judgement:
         """The differential's projection of both outcomes, compared."""

@@ -53,6 +53,10 @@ class SeamFuzzer(write.Fuzzer, Protocol):
 
     def cases(self) -> st.SearchStrategy[dict[str, Json]]: ...
 
+    def classes(self, case: dict[str, Json]) -> tuple[str, ...]: ...
+
+    def class_names(self) -> tuple[str, ...]: ...
+
     def judge(self, truth: Any, other: Any) -> Judgement: ...
 
     def clauses(self, case: dict[str, Json], judgement: Judgement) -> list[str]: ...
@@ -73,6 +77,8 @@ class Finding:
     path: Path | None = None
     #: Whether the written file, loaded and run again, fails the same way.
     reproduced: bool | None = None
+    #: Why no scenario could be written for the class (its expectation does not lint).
+    unwritten: str | None = None
 
 
 @dataclass(frozen=True)
@@ -82,6 +88,8 @@ class Summary:
     disagree: int
     errored: int
     findings: tuple[Finding, ...] = ()
+    #: Per class of the users' world: (name, cases that drew it, of those agreeing).
+    drawn: tuple[tuple[str, int, int], ...] = ()
 
     @property
     def last_line(self) -> str:
@@ -231,9 +239,17 @@ class Tally:
 
     counts: dict[str, int] = field(default_factory=lambda: {AGREE: 0, DISAGREE: 0, ERRORED: 0})
     classes: dict[str, list[tuple[int, dict[str, Json], bytes]]] = field(default_factory=dict)
+    #: Per class of the users' world a case drew: [cases, agreeing cases].
+    drawn: dict[str, list[int]] = field(default_factory=dict)
 
-    def add(self, case: dict[str, Json], replay: bytes, judged: Judgement) -> None:
+    def add(
+        self, case: dict[str, Json], replay: bytes, judged: Judgement, drew: tuple[str, ...] = ()
+    ) -> None:
         self.counts[judged.agreement] += 1
+        for name in drew:
+            tally = self.drawn.setdefault(name, [0, 0])
+            tally[0] += 1
+            tally[1] += judged.agreement == AGREE
         if judged.agreement != AGREE:
             members = self.classes.setdefault(judged.signature, [])
             members.append((len(write.key(case)), case, replay))
@@ -241,6 +257,13 @@ class Tally:
     @property
     def cases(self) -> int:
         return sum(self.counts.values())
+
+    def per_class(self, names: tuple[str, ...]) -> tuple[tuple[str, int, int], ...]:
+        """Each class named, in order: the cases that drew it and how many of them agreed."""
+        return tuple(
+            (name, self.drawn.get(name, [0, 0])[0], self.drawn.get(name, [0, 0])[1])
+            for name in names
+        )
 
     def line(self) -> str:
         c = self.counts

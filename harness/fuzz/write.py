@@ -78,9 +78,25 @@ def document(
     }
 
 
+class _Dumper(yaml.SafeDumper):
+    """
+    PyYAML's safe dumper, but a string holding a character YAML reads as a line
+    break (NEL, U+2028, U+2029) is written double-quoted, where the emitter
+    escapes it: written raw, a plain or folded scalar reads back with a space.
+    """
+
+
+def _string(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = '"' if any(c in value for c in "\x85\u2028\u2029") else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _string)
+
+
 def dump(doc: dict[str, Json], comment: str = "") -> str:
     header = "".join(f"# {line}\n" for line in comment.splitlines())
-    body = yaml.safe_dump(doc, allow_unicode=True, sort_keys=False, width=100)
+    body = yaml.dump(doc, Dumper=_Dumper, allow_unicode=True, sort_keys=False, width=100)
     return header + body
 
 

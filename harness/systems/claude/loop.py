@@ -95,6 +95,9 @@ class Loop:
         #: Seconds the CLI would have slept between retries: the reference does not wait,
         #: but a caller's timeout counts them (a real binary is killed while it waits).
         self.waited = 0.0
+        #: The run ended on a request that failed (the API's error, overloads, a lost
+        #: connection): the message it carried stays unanswered (B-40).
+        self.unanswered = False
         self.profile = settings.profile
         #: A refusal's tool results, shown once it is known how the refusal is met.
         self.held: list[object] = []
@@ -301,6 +304,7 @@ class Loop:
         self, failure: failures.Failure, turn: Turn, ending: failures.Ending | None = None
     ) -> None:
         """The run ends on an HTTP error, in the CLI's words for its status (or ``ending``)."""
+        self.unanswered = True
         named = turn.model
         if self.settings.long_context(turn.model):
             named += "[1m]"  # the 1M-context variant was asked for (B-07, probed on 2.1.235)
@@ -320,8 +324,18 @@ class Loop:
             }
         )
 
+    def connection_lost(self) -> None:
+        """A stream cut again after the retries: the run ends in the CLI's words (B-41)."""
+        self.unanswered = True
+        extra = {"api_error": "connection_failed"}
+        message = {"text": words.CONNECTION_LOST, "error": "server_error", "extra": extra}
+        self.event("api_error_message", message)
+        fields = {"is_error": True, "api_error_status": None, "terminal_reason": "api_error"}
+        self.result({**fields, "extra": extra})
+
     def overloaded(self, failure: failures.Failure) -> None:
         """Three 529s and no fallback model: the run ends with the CLI's own words."""
+        self.unanswered = True
         text = data.REPEATED_OVERLOADS.format(gateway=self.settings.gateway)
         extra = failures.message_fields(failure)
         self.event("api_error_message", {"text": text, "error": "server_error", "extra": extra})
@@ -347,11 +361,20 @@ class Loop:
 
     def settled(self, turn: Turn, answer: wire.Answer) -> bool:
         """A 200 answer: True when the run has ended, False to ask the model again."""
-        if answer.truncated and not answer.midstream_error and turn.cuts < turn.budget:
-            turn.cuts += 1  # the partial message never enters the conversation
-            delay = self.back_off(turn.cuts, None)
-            self.event("api_retry", {"attempt": turn.cuts, "status": None, "delay_ms": delay})
-            return False
+        if answer.truncated and not answer.midstream_error:
+            # The partial message never enters the conversation.  A cut stream is
+            # retried CLAUDE_CODE_MAX_RETRIES times with api_retry lines, then once
+            # more without one; a cut after that ends the run (B-41, probed with 0-2).
+            if turn.cuts < turn.budget:
+                turn.cuts += 1
+                delay = self.back_off(turn.cuts, None)
+                self.event("api_retry", {"attempt": turn.cuts, "status": None, "delay_ms": delay})
+                return False
+            if not turn.cut_unseen:
+                turn.cut_unseen = True
+                return False
+            self.connection_lost()
+            return True
         if self.taken(turn, answer):
             return True
         if turn.rejected + turn.retracted >= turn.allowed and not turn.resumed_unseen:
@@ -390,15 +413,22 @@ class Loop:
         if outcome == "exhausted":
             self.exhausted(turn)
             return True
+        cut_prose = outcome == "prose" and (
+            answer.midstream_error or answer.stop_reason == "max_tokens"
+        )
+        if not cut_prose:  # the resumes counted are those in a row (probed, B-42)
+            turn.resumes = turn.cut_offs = 0
         if answer.midstream_error and outcome == "prose":
-            if turn.resumes < MIDSTREAM_RESUMES and self.profile.resumes_broken_prose:  # B-22
+            resumed = turn.resumes + turn.cut_offs  # one count for both kinds (probed, B-42)
+            if resumed < MIDSTREAM_RESUMES and self.profile.resumes_broken_prose:  # B-22
                 turn.resumes += 1  # the model is asked to pick up where the stream broke
                 return self.resume(turn, data.CUT_OFF_NOTICE)
             self.event("api_error_message")
+            self.unanswered = True  # the stream broke: the turn ends as failed (B-40)
             self.result({"is_error": True})
             return True
         if answer.stop_reason == "max_tokens" and outcome == "prose":
-            if turn.cut_offs < MIDSTREAM_RESUMES:
+            if turn.resumes + turn.cut_offs < MIDSTREAM_RESUMES:  # B-42
                 turn.cut_offs += 1  # likewise after the output token limit
                 return self.resume(turn, data.MAX_TOKENS_NOTICE)
             extra = {"api_error": "max_output_tokens", "api_error_params": {"cut": "output_limit"}}
@@ -418,6 +448,7 @@ class Loop:
             fields: dict[str, Any] = {}
             if answer.midstream_error:
                 self.event("api_error_message")
+                self.unanswered = True  # the stream broke: the turn ends as failed (B-40)
                 fields.update(_AFTER_CALL.get(self.profile.midstream_after_call, {}))  # B-11
             if taking.text_after is not None:
                 fields["result"] = taking.text_after  # prose after the call is the result

@@ -466,12 +466,16 @@ class ClaudeProfile:
     too_long_requests: int
     #: The CLI's estimate of the tokens it attaches to the first exchange (B-39).
     attached_tokens: int
-    #: Text output names the first error when the attempts run out (B-40).
+    #: Text output names the first error when the attempts run out (B-43).
     text_names_error: bool
     wraps_notes: bool
     multiple_of_precision: int | None
     resumes_broken_prose: bool
     continue_note: bool
+    #: A resumed turn's prompt joins the only results of the turn before (B-40).
+    joins_lone_answer: bool
+    #: A resumed turn's prompt joins the unanswered message of a turn that failed (B-40).
+    joins_failed_turn: bool
     quiet_notice: bool
     cwd_notes: bool
     asks_approval: bool

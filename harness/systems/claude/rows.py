@@ -272,18 +272,46 @@ ROWS: tuple[Entry, ...] = (
         f"B-39 ({_B}): from 2.1.282 the run ends after the first request",
     ),
     *_ATTACHED,
-    # B-40: what the text output prints when the attempts run out (bisected on 2.1.258,
+    entry(
+        "joins_lone_answer",
+        "<2.1.300",
+        False,
+        f"B-40 ({_B}): a resumed turn after an earlier turn answered once is sent with "
+        "'No response requested.' first (2.1.276-2.1.282; 2.1.283-2.1.299 not probed)",
+    ),
+    entry(
+        "joins_lone_answer",
+        ">=2.1.300",
+        True,
+        f"B-40 ({_B}): from 2.1.300 the new prompt joins the results of an earlier turn "
+        "answered once (2.1.300, 2.1.315, 2.1.325, 2.1.328, 2.1.332)",
+    ),
+    entry(
+        "joins_failed_turn",
+        "<2.1.282",
+        False,
+        f"B-40 ({_B}): after a turn whose last request failed, 'No response requested.' "
+        "comes first (2.1.235, which joins after a reminder: not modelled)",
+    ),
+    entry(
+        "joins_failed_turn",
+        ">=2.1.282",
+        True,
+        f"B-40 ({_B}): the new prompt joins the unanswered message of a turn whose last "
+        "request failed (2.1.282, 2.1.328)",
+    ),
+    # B-43: what the text output prints when the attempts run out (bisected on 2.1.258,
     # 2.1.259, 2.1.260, 2.1.261, 2.1.263 and 2.1.270).
     entry(
         "text_names_error",
         "<2.1.260",
         False,
-        f"B-40 ({_B}): up to 2.1.259 text output prints a fixed line for spent attempts",
+        f"B-43 ({_B}): up to 2.1.259 text output prints a fixed line for spent attempts",
     ),
     entry(
         "text_names_error",
         ">=2.1.260",
         True,
-        f"B-40 ({_B}): from 2.1.260 text output prints the result's first error",
+        f"B-43 ({_B}): from 2.1.260 text output prints the result's first error",
     ),
 )

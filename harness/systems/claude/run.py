@@ -208,7 +208,13 @@ def run_claude(
         return ClaudeRun(KILLED, stdout, stderr, timed_out=True)
     prompted = wire.asked(prompt, resumed=bool(resumed))
     history = loop.talk.rendered(loop.model)
-    conversation = wire.closed([*resumed, prompted, *history], profile.continue_note)
+    conversation = wire.closed(
+        [*resumed, prompted],
+        history,
+        profile.continue_note,
+        profile.joins_lone_answer,
+        profile.joins_failed_turn and loop.unanswered,
+    )
     stdout = _stream(out, "stdout")
     if text:
         shown = text_line(jsonvalue.loads(stdout), max_turns, profile.text_names_error)
@@ -217,7 +223,7 @@ def run_claude(
     return ClaudeRun(renderer.finish(), stdout, stderr, tuple(conversation))
 
 
-#: The text output's line for spent attempts without an error to name (B-40).
+#: The text output's line for spent attempts without an error to name (B-43).
 SPENT = "Failed to provide valid structured output after maximum retries"
 
 

@@ -67,6 +67,7 @@ class Turn:
     too_long: int = 0  # requests refused as a prompt too long (B-39)
     plain: bool = False  # a 404 was retried without streaming
     cuts: int = 0  # streams cut before message_stop, retried whole
+    cut_unseen: bool = False  # the retry after the last counted one was made (B-41)
     rejected: int = 0  # StructuredOutput calls rejected this turn
     retracted: int = 0  # StructuredOutput calls tombstoned by a refusal fallback
     last_rejection: str | None = None

@@ -23,6 +23,7 @@ from harness import net
 from harness.catalogue import jsonvalue
 from harness.catalogue.lines import sse_lines
 from harness.systems.claude.failures import Failure
+from providers_fake.cli.claude import data
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -325,18 +326,50 @@ def asked(prompt: str, *, resumed: bool) -> dict[str, Any]:
     return {"role": "user", "content": [{"type": "text", "text": prompt}]}
 
 
-def closed(messages: Sequence[dict[str, Any]], continued: bool = False) -> list[dict[str, Any]]:
+def closed(
+    before: Sequence[dict[str, Any]],
+    turn: Sequence[dict[str, Any]],
+    continued: bool = False,
+    joins_lone_answer: bool = False,
+    joins_failed: bool = False,
+) -> list[dict[str, Any]]:
     """
-    A finished turn's messages as the next turn of the session sends them;
+    A finished turn's messages (``turn``, after the session's ``before`` and
+    this turn's prompt) as the next turn of the session sends them.
     ``continued``: releases up to 2.1.280 add `CONTINUE` beside the tool
-    results of a turn that ended on them (B-23).
+    results of a turn that ended on them (B-23).  A turn that ended on tool
+    results is closed with `NO_RESPONSE`, unless ``joins_lone_answer`` and
+    the model answered once in it (a stream cut off and resumed aside):
+    then nothing closes it and the next prompt joins those results' message
+    (B-40); likewise, with ``joins_failed``, after a turn whose last request
+    failed (the message it carried stays unanswered).  Notes the loop queued
+    for a request it did not make (the quiet notice after the answer that
+    spent the last attempt) are not kept.
     """
-    out = [json.loads(json.dumps(m)) for m in messages]
+    turn = list(turn)
+    while turn and turn[-1]["role"] == "system":
+        turn.pop()  # a note for a request the turn never made is not kept (B-40)
+    out = [json.loads(json.dumps(m)) for m in (*before, *turn)]
     if out and out[-1]["role"] == "user":
-        if continued and has_tool_results(out[-1]):
+        results = has_tool_results(out[-1])
+        if continued and results:
             out[-1]["content"].append({"type": "text", "text": CONTINUE})
-        out.append({"role": "assistant", "content": [{"type": "text", "text": NO_RESPONSE}]})
+        # A turn whose last request failed ends on a message nobody answered (its
+        # prompt, a reminder): the next prompt joins it, as it joins lone results.
+        lone = joins_lone_answer and results and _answers(turn) == 1
+        if not (lone or joins_failed):
+            out.append({"role": "assistant", "content": [{"type": "text", "text": NO_RESPONSE}]})
     return out
+
+
+def _answers(turn: Sequence[dict[str, Any]]) -> int:
+    """The model's answers in a turn, not counting one cut off mid-stream and resumed (B-40)."""
+    resumed = {
+        at - 1
+        for at, m in enumerate(turn)
+        if m["role"] == "user" and m["content"] == data.CUT_OFF_NOTICE
+    }
+    return sum(1 for at, m in enumerate(turn) if m["role"] == "assistant" and at not in resumed)
 
 
 #: What releases up to 2.1.280 add to the tool results a resumed turn ended on.

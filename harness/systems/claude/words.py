@@ -123,3 +123,10 @@ def shortened(text: str, units: int) -> str:
     if 0xD800 <= int.from_bytes(head[-2:], "little") <= 0xDBFF:
         head = head[:-2]  # never half a surrogate pair
     return head.decode("utf-16-le", "surrogatepass") + "\u2026"
+
+
+#: How a run ends when a stream is cut once more after its retries (B-41, probed).
+CONNECTION_LOST = (
+    "API Error: Connection to the API was lost (ECONNRESET). This is usually temporary \u2014 "
+    "try again."
+)
