@@ -138,7 +138,11 @@ def test_run_by_tag(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     )
     assert code == 0
     out = capsys.readouterr().out
-    assert "harness: reference-inproc: 26 passed" in out
+    assert main(["list", str(ROOT / "scenarios"), "--tag", "codebuddy"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert len(listed) > 20
+    # Every case the tag lists ran and passed; none of another CLI's came along.
+    assert f"harness: reference-inproc: {len(listed)} passed, 0 failed" in out
 
 
 def test_run_with_a_broken_file_reports_it_without_traceback(

@@ -57,7 +57,7 @@ OUTSIDE: dict[str, str] = {
     r"(?<![\w.~$}>-])/work/": "the workspace of the machine the project was written on",
     r"(?<![\w.~$}>-])/(?:root|Users/[\w.-]+|home/(?!probe/?\b)[\w.-]+)/": "someone's home folder",
     r"HARNESS_CAPTURES": "the old switch to captures outside the repository",
-    r"\bCONTRACTS(?:\.md)?\b": "the old clause list beside the checkout (now docs/clauses.md)",
+    r"\bCONTRACTS\.md\b": "the old clause list beside the checkout (now docs/clauses.md)",
 }
 #: Rule 3: ``..`` as a path component.
 CLIMB = re.compile(r"(?:^|[\s/\"'=:(,])\.\.(?:/|$|[\s\"')])", re.MULTILINE)

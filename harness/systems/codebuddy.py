@@ -229,3 +229,13 @@ def predict(
         if loop.ending is not None:
             return loop.ending
     return Prediction(Ending.WAITS, HORIZON, rule="C-02")
+
+
+def waits_by_itself(script: Script, max_turns: int | None = None) -> bool:
+    """
+    Whether the CLI, on this script, stops asking and waits without end (after
+    an HTTP error or past --max-turns: C-05, C-07), so that only a timeout
+    ends the run, whatever the machine's speed: the case's verdict does not
+    hang on a held answer.
+    """
+    return predict(script, lambda value: False, max_turns).rule in {"C-05", "C-07"}

@@ -155,15 +155,10 @@ def _check_hold(
 
 
 def _waits_by_itself(script: ModelScript, request: Mapping[str, Any]) -> bool:
-    """
-    Whether the CLI waits without end on this script whatever the machine's
-    speed (CodeBuddy after an HTTP error or past --max-turns: rules C-05, C-07),
-    so that the timeout is what ends the run, with no answer held back.
-    """
-    if request.get("cli") != "codebuddy":
-        return False
-    ending = codebuddy.predict(script, lambda value: False, request.get("max_turns"))
-    return ending.rule in {"C-05", "C-07"}
+    """Whether the CLI waits without end on this script (CodeBuddy: rules C-05, C-07)."""
+    return request.get("cli") == "codebuddy" and codebuddy.waits_by_itself(
+        script, request.get("max_turns")
+    )
 
 
 class ModelApi:
