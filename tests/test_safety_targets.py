@@ -9,6 +9,7 @@ never as a hang, a traceback, an orphan or unbounded memory.
 
 from __future__ import annotations
 
+import os
 import resource
 import sys
 import time
@@ -25,6 +26,7 @@ from harness.catalogue import loader
 from harness.cli import main
 from harness.seams.case import execute
 from harness.targets.protocol import AdaptorFailed, ProtocolAdaptor
+from providers_fake.api import realcli
 
 HERE = Path(__file__).parent
 
@@ -255,3 +257,48 @@ def test_an_adaptor_gone_while_the_harness_writes_is_one_failure(tmp_path: Path)
             adaptor._send({"cmd": "run", "seq": 1})
     finally:
         adaptor.close()
+
+
+_DAEMON_THEN_HANG = """\
+import os, subprocess, time
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(devnull, fd)
+        os.execvp("sleep", ["sleep", "300.75"])
+    os._exit(0)
+time.sleep(60)
+"""
+
+
+@pytest.mark.subprocess
+def test_a_real_cli_killed_at_its_timeout_takes_its_daemon_along_without_bubblewrap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """
+    A CLI that double-forks a daemon and then hangs is killed at its timeout
+    by group; the daemon left the group, and the custody shim (a subreaper)
+    holds it: the kill must reach it below the shim before the shim dies.
+    """
+    monkeypatch.setattr(custody, "bubblewrap", lambda: None)
+    if not custody.subreaper():
+        pytest.skip("no PR_SET_CHILD_SUBREAPER here (not Linux)")
+    script = tmp_path / "cli.py"
+    script.write_text(_DAEMON_THEN_HANG)
+    probe = tmp_path / "probe"
+    probe.mkdir()
+    run = realcli._run(
+        [sys.executable, str(script)],
+        dict(os.environ),
+        probe,
+        1.0,
+        tty_stdin=False,
+        confine=lambda argv, folder, env: custody.contained(argv),
+    )
+    assert run.timed_out
+    deadline = time.monotonic() + 2
+    while _sleepers("300.75") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _sleepers("300.75") == []

@@ -460,5 +460,33 @@ def _wait(
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:
     # Only while the leader is unreaped: its pid (the group id) cannot be reused yet.
+    # What left the group (a daemon's setsid) but is still below the leader (handed
+    # to the harness's custody shim, a subreaper) is killed first: once the shim
+    # is gone its orphans would go to init, out of anyone's reach.
+    for _ in range(10):  # a fork between two looks is caught by the next
+        below = _descendants(process.pid)
+        if not below:
+            break
+        for pid in below:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
     with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGKILL)
+
+
+def _descendants(pid: int) -> list[int]:
+    """The live processes below ``pid``, from /proc (none where there is no /proc)."""
+    tree: dict[int, list[int]] = {}
+    for entry in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = entry.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[0] != "Z":
+            tree.setdefault(int(fields[1]), []).append(int(entry.parent.name))
+    found, stack = [], [pid]
+    while stack:
+        for child in tree.get(stack.pop(), []):
+            found.append(child)
+            stack.append(child)
+    return found
