@@ -462,16 +462,25 @@ def _kill_group(process: subprocess.Popen[bytes]) -> None:
     # Only while the leader is unreaped: its pid (the group id) cannot be reused yet.
     # What left the group (a daemon's setsid) but is still below the leader (handed
     # to the harness's custody shim, a subreaper) is killed first: once the shim
-    # is gone its orphans would go to init, out of anyone's reach.
+    # is gone its orphans would go to init, out of anyone's reach.  The group
+    # itself dies in one stroke, as before, so the leader is killed by the
+    # signal (exit -9) rather than exiting on its child's death.
     for _ in range(10):  # a fork between two looks is caught by the next
-        below = _descendants(process.pid)
-        if not below:
+        strays = [pid for pid in _descendants(process.pid) if _group(pid) != process.pid]
+        if not strays:
             break
-        for pid in below:
+        for pid in strays:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
     with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGKILL)
+
+
+def _group(pid: int) -> int | None:
+    try:
+        return os.getpgid(pid)
+    except ProcessLookupError:
+        return None
 
 
 def _descendants(pid: int) -> list[int]:
