@@ -20,12 +20,11 @@ from typing import Any
 
 import httpx
 import pytest
-import respx
 
 from harness import net
-from harness.systems.inprocess import transport
 from providers_fake import api
 from providers_fake.api import realcli
+from tests import served
 from tests.realbin import real_binary
 
 CHAT = "/v1/chat/completions"
@@ -42,28 +41,11 @@ SCHEMA = json.dumps(
 
 
 class Served:
-    """
-    One script behind one way of reaching it: in process to the harness's
-    client (``net``) or to httpx through respx, or over loopback to the
-    harness's client (``loopback``, its socket transport).
-    """
+    """One script behind one way of reaching it (`tests.served`)."""
 
     def __init__(self, stack: contextlib.ExitStack, way: str, script: Any) -> None:
         self.fake = api.ScriptedModelAPI(script)
-        self.client: Any
-        if way == "respx":
-            router = stack.enter_context(respx.mock(assert_all_called=False))
-            api.install_respx(router, self.fake, "https://fake.test")
-            self.client = stack.enter_context(
-                httpx.Client(base_url="https://fake.test", timeout=10)
-            )
-        elif way == "net":
-            answers = transport(self.fake, "https://fake.test")
-            client = net.Client(base_url="https://fake.test", transport=answers, timeout=10)
-            self.client = stack.enter_context(client)
-        else:
-            base = stack.enter_context(api.LoopbackServer(self.fake)).url
-            self.client = stack.enter_context(net.Client(base_url=base, timeout=10))
+        self.client = served.client_for(stack, way, self.fake)
 
     def post(self, **body: Any) -> Any:
         body.setdefault("model", "gpt-probe")
@@ -71,7 +53,7 @@ class Served:
         return self.client.post(CHAT, json=body, headers={"authorization": "Bearer sk-secret"})
 
 
-@pytest.fixture(params=["net", "respx", "loopback"])
+@pytest.fixture(params=served.WAYS)
 def serve(request: pytest.FixtureRequest) -> Any:
     with contextlib.ExitStack() as stack:
         yield lambda script: Served(stack, request.param, script)
