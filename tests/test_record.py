@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -534,6 +534,54 @@ def test_the_proxy_relays_streams_cuts_and_refuses_past_its_bounds(
     assert answers.step_of(cut, "anthropic").step == {"text": "", "truncate_after": 3}
     assert key["x-api-key"].encode() not in repr(relay.exchanges).encode()
     assert len(upstream.fake.requests) == 2  # the refused request never went upstream
+
+
+class _HangsUpAfterOneChunk:
+    """A CLI's side of the proxy that reads one chunk and then is gone."""
+
+    def __init__(self) -> None:
+        self.close_connection = False
+        self.writes = 0
+        self.wfile = self
+
+    def send_response(self, status: int) -> None:
+        pass
+
+    def send_header(self, name: str, value: str) -> None:
+        pass
+
+    def end_headers(self) -> None:
+        pass
+
+    def write(self, data: bytes) -> None:
+        self.writes += 1
+        if self.writes > 1:
+            raise BrokenPipeError
+
+    def flush(self) -> None:
+        pass
+
+
+def test_an_answer_the_cli_hung_up_on_is_kept_whole() -> None:
+    """A CLI that exits on a tool call before message_stop must not record a cut stream."""
+    from harness import net  # noqa: PLC0415
+    from harness.record import proxy  # noqa: PLC0415
+
+    def upstream(end: BaseException | None) -> net.Response:
+        def chunks() -> Iterator[bytes]:
+            yield from (b"one ", b"two ", b"three")
+            if end is not None:
+                raise end
+
+        return net.Response(200, stream=chunks())
+
+    relay = proxy.Proxy("http://127.0.0.1:9", timeout=5)
+    handler = _HangsUpAfterOneChunk()
+    assert relay._stream(handler, upstream(None)) == (b"one two three", False)  # type: ignore[arg-type]
+    assert handler.close_connection
+    # An upstream that breaks off after the CLI left: the answer as far as it was sent.
+    cut = relay._stream(_HangsUpAfterOneChunk(), upstream(net.ReadTimeout("slow")))  # type: ignore[arg-type]
+    assert cut == (b"one two ", False)
 
 
 def test_an_upstream_that_does_not_answer_ends_the_run_at_once() -> None:

@@ -22,6 +22,7 @@ import re
 import socket
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -86,7 +87,8 @@ class Exchange:
     """
     One request the CLI made and what the upstream answered.
 
-    ``body`` is the answer as it reached the CLI; ``cut`` says the upstream
+    ``body`` is the upstream's answer: read to its end even when the CLI
+    hung up first (`_drain`), else as far as the CLI read it; ``cut`` says the upstream
     (or the bound on answer size) ended it before its end; ``failure`` names
     why there was no upstream answer at all (the CLI got a 400 it does not retry).
     """
@@ -313,8 +315,9 @@ class Proxy:
         handler.end_headers()
         data = bytearray()
         cut = False
+        chunks = response.iter_bytes()
         try:
-            for chunk in response.iter_bytes():
+            for chunk in chunks:
                 if len(data) + len(chunk) > MAX_ANSWER_BYTES:
                     self.overflow = f"an answer larger than {MAX_ANSWER_BYTES} bytes"
                     cut = True
@@ -326,8 +329,8 @@ class Proxy:
         except net.HTTPError:
             cut = True  # the upstream dropped the connection (or went silent too long)
         except (BrokenPipeError, ConnectionResetError):
-            handler.close_connection = True  # the CLI gave up; what it had is what it saw
-            return bytes(data), cut
+            handler.close_connection = True
+            return _drain(chunks, data)
         try:
             if cut:
                 handler.close_connection = True
@@ -339,6 +342,32 @@ class Proxy:
         except OSError:
             handler.close_connection = True
         return bytes(data), cut
+
+
+#: How long an answer the CLI hung up on is read on (each read bounded by the timeout too).
+_DRAIN_SECONDS = 5.0
+
+
+def _drain(chunks: Iterator[bytes], data: bytearray) -> tuple[bytes, bool]:
+    """
+    Read the rest of an answer the CLI hung up on; (the answer, whether it was cut).
+
+    A CLI may act on a tool call before the stream's last events and exit,
+    so how much of the answer it read depends on the machine's load.  What is
+    recorded is the upstream's answer, so the rest is read for a little
+    while; an answer that does not end by then is kept as far as the CLI
+    read it (and the step replays that cut).
+    """
+    seen = bytes(data)
+    until = time.monotonic() + _DRAIN_SECONDS
+    try:
+        for chunk in chunks:
+            if len(data) + len(chunk) > MAX_ANSWER_BYTES or time.monotonic() > until:
+                return seen, False
+            data += chunk
+    except net.HTTPError:
+        return seen, False
+    return bytes(data), False
 
 
 _REFUSED = (
