@@ -34,8 +34,15 @@ LINE = "harness: interrupted\n"
 def starting(signum: int, frame: object) -> None:
     """
     SIGINT or SIGTERM while the command loads: nothing is started yet, so
-    nothing needs undoing; `main` turns it into the one line.
+    nothing needs undoing; `main` turns it into the one line.  Inside
+    importlib's own frames (a module lock's weakref callback prints and drops
+    what is raised there) the signal is raised again for the next frame, as
+    `harness.signals.lost_in` does once the command runs.
     """
+    code = getattr(frame, "f_code", None)
+    if code is not None and code.co_filename.startswith("<frozen importlib"):
+        _signal.raise_signal(signum)
+        return
     raise KeyboardInterrupt
 
 

@@ -17,13 +17,32 @@ import contextlib
 import os
 import signal
 import sys
+import tempfile
+import types
+from collections.abc import Iterator
 from pathlib import Path
 
 #: The stop signals this process has received, in order.
 RECEIVED: list[int] = []
 
 
+def lost_in(frame: object) -> bool:
+    """
+    Whether an exception raised in ``frame`` would be printed and dropped
+    rather than unwind the run: importlib's module-lock callbacks (weakref
+    callbacks, run whenever a lock is freed) and finalizers.  A stop signal
+    landing there is raised again for the next frame instead.
+    """
+    code = getattr(frame, "f_code", None)
+    if not isinstance(code, types.CodeType):
+        return False
+    return code.co_filename.startswith("<frozen importlib") or code.co_name == "__del__"
+
+
 def _interrupt(signum: int, frame: object) -> None:
+    if lost_in(frame):
+        signal.raise_signal(signum)
+        return
     RECEIVED.append(signum)
     _forward(signum)
     raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
@@ -31,6 +50,9 @@ def _interrupt(signum: int, frame: object) -> None:
 
 def _noted(signum: int, frame: object) -> None:
     # Ctrl-C reaches the whole process group from the terminal: nothing to pass on.
+    if lost_in(frame):
+        signal.raise_signal(signum)
+        return
     RECEIVED.append(signum)
     signal.default_int_handler(signum, frame)  # type: ignore[arg-type]
 
@@ -58,11 +80,26 @@ def _forward(signum: int) -> None:
                 os.kill(int(entry.parent.name), signum)
 
 
+@contextlib.contextmanager
+def held() -> Iterator[None]:
+    """SIGINT and SIGTERM wait until the block is done (then they are delivered)."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 def terminate_gracefully() -> None:
     """
     Make SIGTERM a ``KeyboardInterrupt``, where nobody else has claimed the
     signal, and note SIGINT where Python's own handler has it.
     """
+    # Python finds its temporary folder by writing a probe file with a bare
+    # random name and removing it; an interrupt in between would leave the
+    # probe in the user's TMPDIR, so the folder is found once, here, held.
+    with held():
+        tempfile.gettempdir()
     # What `harness.__main__` claimed while the command loaded is ours to take over.
     starting = getattr(sys.modules.get("harness.__main__"), "starting", None)
     if signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, starting):

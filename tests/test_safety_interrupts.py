@@ -16,12 +16,15 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import tomllib
+import types
 from pathlib import Path
 
 import pytest
 
+from harness import signals
 from harness.reports import render
 from tests.peak import LIMIT_MIB, finish
 
@@ -317,6 +320,7 @@ _SWAP = """\
 import os, sys, time
 from pathlib import Path
 from harness import signals
+from harness import signals
 from harness.reports import render
 from tests.peak import LIMIT_MIB, finish
 
@@ -399,3 +403,51 @@ def test_a_staged_file_of_a_run_still_writing_is_left_alone(tmp_path: Path) -> N
     mine.write_text("being written")
     assert render.check_writable(folder) is None
     assert [p.name for p in folder.iterdir()] == [mine.name]
+
+
+def _frame(filename: str, name: str = "cb") -> object:
+    return types.SimpleNamespace(f_code=compile("pass", filename, "exec").replace(co_name=name))
+
+
+@pytest.mark.parametrize("handler", ["_interrupt", "_noted"])
+def test_a_stop_signal_where_python_would_drop_the_exception_is_raised_again(
+    monkeypatch: pytest.MonkeyPatch, handler: str
+) -> None:
+    """
+    A KeyboardInterrupt raised in a module lock's weakref callback is printed
+    as "Exception ignored" and lost (CI saw it once in `harness list`); the
+    handler passes the signal on to the next frame instead.
+    """
+    again: list[int] = []
+    monkeypatch.setattr(signal, "raise_signal", again.append)
+    monkeypatch.setattr(signals, "RECEIVED", [])
+    monkeypatch.setattr(signals, "_forward", lambda signum: None)
+    handle = getattr(signals, handler)
+    for frame in (_frame("<frozen importlib._bootstrap>"), _frame("x.py", "__del__")):
+        handle(signal.SIGTERM, frame)
+    assert again == [signal.SIGTERM, signal.SIGTERM]
+    assert signals.RECEIVED == []
+    with pytest.raises(KeyboardInterrupt):
+        handle(signal.SIGTERM, _frame(str(ROOT / "harness" / "cli.py"), "main"))
+    assert signals.RECEIVED == [signal.SIGTERM]
+    assert again == [signal.SIGTERM, signal.SIGTERM]
+
+
+def test_the_temporary_folder_is_found_with_the_stop_signals_held(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Python's probe for TMPDIR is a file with a bare random name; an interrupt there leaves it."""
+    blocked: list[set[int]] = []
+
+    def probe() -> str:
+        blocked.append(signal.pthread_sigmask(signal.SIG_BLOCK, set()))
+        return "/tmp"
+
+    monkeypatch.setattr(tempfile, "gettempdir", probe)
+    monkeypatch.setattr(signal, "signal", lambda signum, handler: None)
+    signals.terminate_gracefully()
+    assert blocked
+    assert {signal.SIGINT, signal.SIGTERM} <= blocked[0]
+    assert {signal.SIGINT, signal.SIGTERM}.isdisjoint(
+        signal.pthread_sigmask(signal.SIG_BLOCK, set())
+    )

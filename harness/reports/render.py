@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness import seams
+from harness import seams, signals
 from harness.adaptor.environment import scrub
 from harness.catalogue import loader
 from harness.catalogue.clauses import families, registry
@@ -494,19 +494,24 @@ def write(report: Report, folder: Path, extra: Mapping[str, str] | None = None) 
     staged: list[tuple[Path, Path]] = []
     try:
         for name, text in texts.items():
-            with tempfile.NamedTemporaryFile(
-                "w",
-                encoding="utf-8",
-                errors="backslashreplace",  # a lone surrogate from a scenario, as JSON escapes it
-                dir=folder,
-                prefix=f".{name}.{os.getpid()}.",  # whose it is, for `clear_leftovers`
-                suffix=staging.STAGED,
-                delete=False,
-            ) as handle:
+            # A stop signal between creating the file and noting it would leave it behind.
+            with signals.held():
+                descriptor, path = tempfile.mkstemp(
+                    dir=folder,
+                    prefix=f".{name}.{os.getpid()}.",  # whose it is, for `clear_leftovers`
+                    suffix=staging.STAGED,
+                )
+                staged.append((Path(path), folder / name))
+                handle = open(  # noqa: SIM115 (closed just below, outside the held block)
+                    descriptor,
+                    "w",
+                    encoding="utf-8",
+                    errors="backslashreplace",  # a lone surrogate, as JSON escapes it
+                )
+            with handle:
                 handle.write(text)
-            staged.append((Path(handle.name), folder / name))
-            os.chmod(handle.name, mode)
-        with staging.signals_held():
+            os.chmod(path, mode)
+        with signals.held():
             for temporary, final in staged:
                 os.replace(temporary, final)
             staged = []

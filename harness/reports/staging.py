@@ -12,10 +12,8 @@ there: no second folder (``reports.before/``), no probe that outlives its check.
 from __future__ import annotations
 
 import os
-import signal
 import tempfile
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from pathlib import Path
 
 
@@ -24,17 +22,6 @@ def umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
-
-
-@contextmanager
-def signals_held() -> Iterator[None]:
-    """SIGINT and SIGTERM wait until the block is done (then they are delivered)."""
-    held = {signal.SIGINT, signal.SIGTERM}
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 #: The end of a report staged beside its final name, and the start of a probe's name.
