@@ -18,12 +18,21 @@ import os
 import signal
 import sys
 import tempfile
+import time
 import types
 from collections.abc import Iterator
 from pathlib import Path
 
 #: The stop signals this process has received, in order.
 RECEIVED: list[int] = []
+
+#: A stop signal again within this many seconds is the same stop arriving twice
+#: (an xdist worker gets the group's SIGTERM and its parent's forward).
+ECHO_SECONDS = 1.0
+
+_first: list[float] = []
+_holding = 0
+_pending: list[int] = []
 
 
 def lost_in(frame: object) -> bool:
@@ -39,22 +48,55 @@ def lost_in(frame: object) -> bool:
     return code.co_filename.startswith("<frozen importlib") or code.co_name == "__del__"
 
 
-def _interrupt(signum: int, frame: object) -> None:
+def _stops(signum: int, frame: object) -> bool:
+    """Note a stop signal; whether it is to unwind the run now."""
     if lost_in(frame):
         signal.raise_signal(signum)
-        return
+        return False
+    if _holding:
+        _pending.append(signum)
+        return False
+    now = time.monotonic()
+    echo = bool(_first) and now - _first[0] < ECHO_SECONDS
     RECEIVED.append(signum)
-    _forward(signum)
-    raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
+    _first[:] = _first or [now]
+    # An echo would land in the unwinding of the first and cut a clean-up short.
+    return not echo
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    if _stops(signum, frame):
+        _forward(signum)
+        raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
 
 
 def _noted(signum: int, frame: object) -> None:
     # Ctrl-C reaches the whole process group from the terminal: nothing to pass on.
-    if lost_in(frame):
-        signal.raise_signal(signum)
-        return
-    RECEIVED.append(signum)
-    signal.default_int_handler(signum, frame)  # type: ignore[arg-type]
+    if _stops(signum, frame):
+        signal.default_int_handler(signum, frame)  # type: ignore[arg-type]
+
+
+@contextlib.contextmanager
+def held() -> Iterator[None]:
+    """
+    SIGINT and SIGTERM wait until the block is done, then are delivered.
+
+    The signals are blocked in this thread, and a handler of this module that
+    runs meanwhile (the kernel may hand the signal to another thread, whose
+    mask is its own) keeps it for the end of the block.
+    """
+    global _holding  # noqa: PLW0603 - one process, one count of held blocks
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    _holding += 1
+    try:
+        yield
+    finally:
+        _holding -= 1
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        if not _holding and _pending:
+            signum = _pending[0]
+            _pending.clear()
+            signal.raise_signal(signum)
 
 
 def interrupted() -> bool:
@@ -78,16 +120,6 @@ def _forward(signum: int) -> None:
         if fields[1] == me:  # the parent's pid comes after the state
             with contextlib.suppress(OSError):
                 os.kill(int(entry.parent.name), signum)
-
-
-@contextlib.contextmanager
-def held() -> Iterator[None]:
-    """SIGINT and SIGTERM wait until the block is done (then they are delivered)."""
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def terminate_gracefully() -> None:

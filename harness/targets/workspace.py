@@ -20,6 +20,7 @@ from functools import cache
 from pathlib import Path
 
 import providers_fake
+from harness import signals
 from harness.adaptor.environment import adaptor_environment
 from harness.adaptor.launch import EXECUTABLES, find_executable
 from harness.adaptor.pipeline import Provider
@@ -136,10 +137,17 @@ class Folder:
 
     def __init__(self, scenario: Scenario) -> None:
         self.scenario = scenario
-        self.folder = tempfile.TemporaryDirectory(prefix="harness-")
+        with signals.held():  # made and noted as one: an interrupt cannot fall between
+            self.folder = tempfile.TemporaryDirectory(prefix="harness-")
 
     def __enter__(self) -> Workspace:
-        work = Path(self.folder.name)
+        try:
+            return self._fill(Path(self.folder.name))
+        except BaseException:
+            self._remove()  # ``with`` runs no __exit__ for an __enter__ that raised
+            raise
+
+    def _fill(self, work: Path) -> Workspace:
         scenario = self.scenario
         first = scenario.script.to_json(scenario.id) if scenario.script else {}
         later = [script.to_json(scenario.id) for script in scenario.later_scripts]
@@ -151,4 +159,8 @@ class Folder:
         return Workspace(work, tuple(paths))
 
     def __exit__(self, *exc_info: object) -> None:
-        self.folder.cleanup()
+        self._remove()
+
+    def _remove(self) -> None:
+        with signals.held():  # a second stop signal must not cut the removal short
+            self.folder.cleanup()
