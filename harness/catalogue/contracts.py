@@ -5,7 +5,9 @@ Seed 001 is the contract; where it is silent the catalogue follows the SDK that
 implements it (docs/seed-001.md).  The SDK's releases do not all read a run
 the same way: the seed-era parsers join every assistant message into the
 text, the v1 parsers keep the last one (Codex) or the terminal ``result``
-(Claude Code); the v1 Cursor parser ends a run only on ``result/success``.
+(Claude Code); the v1 Cursor parser ends a run only on ``result/success``
+and reads only the documented record shapes, where the seed-era one also
+read older ones.
 An adaptor built against one release is right by that release, so each
 release is a named profile here, as each CLI release is a row of a version
 profile (`harness.systems.profiles`): the reference runs as any of them
@@ -15,8 +17,10 @@ CLI releases.
 
 A profile names its rules; the drivers of `harness.adaptor` keep one entry per
 rule name (the code), so a rule is decided where the driver reads the run and
-nothing compares profile names.  The profile sits in the catalogue, the lowest
-layer, because the scenario checks need its names.
+nothing compares profile names.  Record shapes are data the driver reads
+(`RecordShapes`: which keys name a kind, which kinds carry text or end a
+run).  The profile sits in the catalogue, the lowest layer, because the
+scenario checks need its names.
 """
 
 from __future__ import annotations
