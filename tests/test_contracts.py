@@ -217,7 +217,11 @@ _SHAPE_GUARDS = {
         "cursor-error-subtype-not-terminal",
         "cursor-error-subtype-result-is-not-text",
     },
-    "required": {"cursor-success-without-session-id", "cursor-run-completed-is-no-terminal"},
+    "required": {
+        "cursor-success-without-session-id",
+        "cursor-success-with-empty-session-id",
+        "cursor-run-completed-is-no-terminal",
+    },
 }
 
 

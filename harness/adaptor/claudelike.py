@@ -294,39 +294,33 @@ def _texts(record: dict[str, Any], shapes: RecordShapes, *, strict: bool) -> lis
             if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
         ]
     if shapes.top_level_text:
-        text = _first_string(record, ("text", "message"))
-        return [text] if text else []
+        return [_first_string(record, ("text", "message"))]
     if strict:
         raise Malformed("an assistant record without a message content list")
     return []
 
 
-def _pieces(records: list[dict[str, Any]], shapes: RecordShapes, *, strict: bool) -> list[str]:
+def _pieces(
+    records: list[dict[str, Any]], shapes: RecordShapes, *, strict: bool = True
+) -> list[str]:
     """
     The assistant text of a run piece by piece, in order: each text block of an
     assistant record, and each run of fragment records (the shapes' ``delta``
     kinds: their ``delta``, ``text`` or ``message`` string, verbatim) joined into
     one piece where the next assistant record or the end closes it (seed-era
-    ``handleAssistantDelta``, ``flushDeltaLocked``; a blank run is dropped).
+    ``handleAssistantDelta``, ``flushDeltaLocked``).  Pieces may be blank: the
+    join drops them, and they add nothing to a concatenation.
     """
     pieces: list[str] = []
-    fragments: list[str] = []
-
-    def close() -> None:
-        run = "".join(fragments)
-        fragments.clear()
-        if run.strip():
-            pieces.append(run)
-
+    run: list[str] = []
     for record in records:
         kind = _kind(record, shapes)
         if kind in shapes.delta:
-            fragments.append(_first_string(record, ("delta", "text", "message")))
+            run.append(_first_string(record, ("delta", "text", "message")))
         elif kind in shapes.assistant:
-            close()
-            pieces += _texts(record, shapes, strict=strict)
-    close()
-    return pieces
+            pieces += ["".join(run), *_texts(record, shapes, strict=strict)]
+            run = []
+    return [*pieces, "".join(run)]
 
 
 def _joined(texts: list[str]) -> str | None:
@@ -343,7 +337,7 @@ def _result_string(records: list[dict[str, Any]]) -> str | None:
 
 def _fragments(records: list[dict[str, Any]], shapes: RecordShapes) -> str | None:
     """Cursor's fragments concatenated; with none, the successful terminal's ``result``."""
-    joined = "".join(_pieces(records, shapes, strict=True))
+    joined = "".join(_pieces(records, shapes))
     if joined:
         return joined
     return _result_string(records) if records and _is_success(records[-1], shapes) else None
@@ -363,7 +357,7 @@ _RESULT_TEXT: dict[str, Callable[[list[dict[str, Any]]], str | None]] = {
 _CURSOR_TEXT: dict[str, Callable[[list[dict[str, Any]], RecordShapes], str | None]] = {
     "fragments": _fragments,
     # cursor/parser.go @ e7709de6f4e2458f2011171c877e8ce3bf8897d1 buildOutput
-    "messages": lambda records, shapes: _joined(_pieces(records, shapes, strict=True)),
+    "messages": lambda records, shapes: _joined(_pieces(records, shapes)),
 }
 #: Which Cursor records end a run, by the contract's ``cursor_terminal`` rule.
 _CURSOR_ENDS: dict[str, Callable[[dict[str, Any], RecordShapes], bool]] = {
