@@ -10,6 +10,7 @@ differs between them where the releases disagree.
 from __future__ import annotations
 
 import re
+from dataclasses import fields, replace
 from pathlib import Path
 
 import pytest
@@ -64,6 +65,7 @@ def test_every_profile_names_a_release_and_each_rule_has_code() -> None:
         assert contract.result_text in claudelike._RESULT_TEXT
         assert contract.cursor_text in claudelike._CURSOR_TEXT
         assert contract.cursor_terminal in claudelike._CURSOR_ENDS
+        assert set(contract.cursor_shapes.required) <= set(claudelike._REQUIRED)
 
 
 @pytest.mark.parametrize("name", sorted(contracts.CONTRACTS))
@@ -90,6 +92,34 @@ def _scenario(catalogue: Loaded, scenario_id: str) -> Scenario:
             "cursor-error-subtype-then-success",
             "e7709de6",
             ("ok", None, "execution_error", "malformed_protocol"),
+        ),
+        # The seed-era parser reads fragment records, run.completed, a success without
+        # session_id, a record naming no kind; the documented shapes do not.
+        (
+            "cursor-assistant-delta-records",
+            "e7709de6",
+            ("error", "policy_violation", "ok", None),
+        ),
+        (
+            "cursor-run-completed-is-no-terminal",
+            "e7709de6",
+            ("error", "execution_error", "ok", None),
+        ),
+        (
+            "cursor-success-without-session-id",
+            "e7709de6",
+            ("error", "execution_error", "ok", None),
+        ),
+        (
+            "cursor-record-without-kind",
+            "e7709de6",
+            ("error", "execution_error", "ok", None),
+        ),
+        # The seed-era parser reads no subtype: a result of another one is a success.
+        (
+            "cursor-error-subtype-not-terminal",
+            "e7709de6",
+            ("error", "execution_error", "ok", None),
         ),
         # The v1 Codex parser keeps the last message: two JSON messages are one value.
         (
@@ -166,3 +196,57 @@ def test_only_agent_cli_scenarios_have_contract_rules(tmp_path: Path) -> None:
     loaded = loader.load([path])
     assert len(loaded.problems) == 1
     assert "by_contract" in str(loaded.problems[0])
+
+
+#: The scenarios that judge each of the seed-era Cursor shapes (`contracts.RecordShapes`):
+#: with the documented value in its place, the e7709de6 profile fails each of them.
+_SHAPE_GUARDS = {
+    "kind_keys": {"cursor-kind-under-event", "cursor-kind-under-kind"},
+    "kindless_malformed": {"cursor-record-without-kind"},
+    "assistant": {"cursor-assistant-kind-alias"},
+    "delta": {"cursor-assistant-delta-records", "cursor-delta-records-then-a-message"},
+    "top_level_text": {
+        "cursor-top-level-content",
+        "cursor-top-level-text",
+        "cursor-assistant-message-not-object",
+        "cursor-assistant-without-content",
+    },
+    "results": {"cursor-run-completed-is-no-terminal"},
+    "failures": {"cursor-run-failed-is-no-terminal"},
+    "success_subtype": {
+        "cursor-error-subtype-not-terminal",
+        "cursor-error-subtype-result-is-not-text",
+    },
+    "required": {
+        "cursor-success-without-session-id",
+        "cursor-success-with-empty-session-id",
+        "cursor-run-completed-is-no-terminal",
+    },
+}
+
+
+def test_the_seed_era_profile_reads_cursor_s_older_shapes() -> None:
+    assert contracts.get("e7709de6").cursor_shapes is contracts.SEED_ERA_CURSOR
+    for name in ("seed-001", "b07349b7"):
+        assert contracts.get(name).cursor_shapes is contracts.DOCUMENTED
+    assert set(_SHAPE_GUARDS) == {f.name for f in fields(contracts.RecordShapes)}
+
+
+@pytest.mark.parametrize("field", sorted(_SHAPE_GUARDS))
+def test_each_older_cursor_shape_is_judged(
+    catalogue: Loaded, monkeypatch: pytest.MonkeyPatch, field: str
+) -> None:
+    """
+    Each shape rule of the e7709de6 profile differs from the documented one, and
+    with the documented value in its place the profile fails the scenarios that
+    judge it: a rule dropped from the table is seen.
+    """
+    documented = getattr(contracts.DOCUMENTED, field)
+    assert getattr(contracts.SEED_ERA_CURSOR, field) != documented
+    profile = contracts.get("e7709de6")
+    shapes = replace(contracts.SEED_ERA_CURSOR, **{field: documented})
+    monkeypatch.setitem(contracts.CONTRACTS, "e7709de6", replace(profile, cursor_shapes=shapes))
+    target = targets.create("reference-inproc:contract=e7709de6")
+    for scenario_id in sorted(_SHAPE_GUARDS[field]):
+        result = execute(_scenario(catalogue, scenario_id), target)
+        assert result.status == "failed", (field, scenario_id)

@@ -29,7 +29,7 @@ from harness.adaptor.intake import Schema
 from harness.adaptor.launch import Finished
 from harness.adaptor.negotiate import Plan
 from harness.catalogue.agents import AGENT_CLIS, AgentCli
-from harness.catalogue.contracts import Contract
+from harness.catalogue.contracts import DOCUMENTED, Contract, RecordShapes
 from harness.catalogue.jsonvalue import JSONError, dumps, parse_exact
 from harness.catalogue.scenario import Json
 
@@ -83,12 +83,13 @@ class _ResultDriver:
         early = process_failure(finished)
         if early is not None:
             return early
+        shapes = self._shapes(contract)
         try:
             records = self._records(finished.stdout, plan)
-            _check_protocol(records, lambda record: self._ends(record, contract))
+            _check_protocol(records, lambda record: self._ends(record, contract), shapes)
             text = self._text(records, contract)
             if records and self._ends(records[-1], contract):
-                return self._terminal(records[-1], finished, text)
+                return self._terminal(records[-1], finished, text, shapes)
             if finished.returncode != 0:
                 return Parsed(
                     text=text,
@@ -99,6 +100,10 @@ class _ResultDriver:
         except Malformed as error:
             return Parsed(cause="malformed_protocol", message=str(error))
 
+    def _shapes(self, contract: Contract) -> RecordShapes:
+        """The record shapes it reads: the documented ones (Cursor's are the contract's)."""
+        return DOCUMENTED
+
     def _ends(self, record: dict[str, Any], contract: Contract) -> bool:
         """Whether ``record`` is a terminal: a ``result`` or ``error`` record."""
         return record.get("type") in _TERMINALS
@@ -107,9 +112,11 @@ class _ResultDriver:
         """The assistant text, by the contract's ``result_text`` rule (`_RESULT_TEXT`)."""
         return _RESULT_TEXT[contract.result_text](records)
 
-    def _terminal(self, record: dict[str, Any], finished: Finished, text: str | None) -> Parsed:
+    def _terminal(
+        self, record: dict[str, Any], finished: Finished, text: str | None, shapes: RecordShapes
+    ) -> Parsed:
         raw = Json.of(record)
-        if record.get("type") == "error":
+        if _kind(record, shapes) in shapes.failures:
             message = record.get("message")
             return Parsed(
                 text=text,
@@ -118,15 +125,16 @@ class _ResultDriver:
                 message=message if isinstance(message, str) else "provider error record",
             )
         subtype = record.get("subtype")
-        if subtype != "success":
+        # The seed-era Cursor parser reads no subtype: a result succeeds unless is_error.
+        if shapes.success_subtype is not None and subtype != shapes.success_subtype:
             errors = record.get("errors")
             message = "; ".join(map(str, errors)) if isinstance(errors, list) else str(subtype)
             cause = _FAILURE_CAUSES.get(str(subtype), "turn_failed")
             return Parsed(text=text, raw=raw, cause=cause, message=message)
-        self._require(record)
-        if record["is_error"]:
+        self._require(record, shapes.required)
+        if record.get("is_error") is True:
             # The CLI's own words (the result string), whatever the contract takes as text.
-            result, status = record["result"], record.get("api_error_status")
+            result, status = record.get("result"), record.get("api_error_status")
             return Parsed(
                 text=text, raw=raw, cause="api_error", message=result or f"API error {status}"
             )
@@ -139,13 +147,10 @@ class _ResultDriver:
             )
         return Parsed(text=text, raw=raw, candidate=self._candidate(record))
 
-    def _require(self, result: dict[str, Any]) -> None:
-        for key, ok in (
-            ("is_error", isinstance(result.get("is_error"), bool)),
-            ("result", isinstance(result.get("result"), str)),
-            ("session_id", isinstance(result.get("session_id"), str) and result["session_id"]),
-        ):
-            if not ok:
+    def _require(self, result: dict[str, Any], keys: tuple[str, ...]) -> None:
+        """Each of ``keys`` (the shapes' ``required``) present on a successful terminal."""
+        for key in keys:
+            if not _REQUIRED[key](result.get(key)):
                 raise Malformed(f"{self.name} successful terminal result is missing required {key}")
 
     def _candidate(self, result: dict[str, Any]) -> str | None:
@@ -163,12 +168,31 @@ class _ResultDriver:
         return dumps(value)
 
 
-def _check_protocol(records: list[dict[str, Any]], ends: Callable[[dict[str, Any]], bool]) -> None:
-    """Every record typed, one session, and nothing after the terminal record."""
+#: What each field a successful terminal may be required to carry must be.
+_REQUIRED: dict[str, Callable[[object], bool]] = {
+    "is_error": lambda value: isinstance(value, bool),
+    "result": lambda value: isinstance(value, str),
+    "session_id": lambda value: isinstance(value, str) and bool(value),
+}
+
+
+def _kind(record: dict[str, Any], shapes: RecordShapes) -> str | None:
+    """A record's kind: the first of the shapes' ``kind_keys`` holding a non-empty string."""
+    for key in shapes.kind_keys:
+        value = record.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def _check_protocol(
+    records: list[dict[str, Any]], ends: Callable[[dict[str, Any]], bool], shapes: RecordShapes
+) -> None:
+    """Every record typed (where the shapes ask it), one session, nothing after the terminal."""
     session: str | None = None
     for index, record in enumerate(records):
-        kind = record.get("type")
-        if not isinstance(kind, str) or not kind:
+        kind = _kind(record, shapes)
+        if kind is None and shapes.kindless_malformed:
             raise Malformed(f"record {index + 1} has no type")
         if ends(record) and index != len(records) - 1:
             raise Malformed(f"a record follows the {kind} record")
@@ -220,7 +244,10 @@ class Cursor(_ResultDriver):
     ``result`` of another subtype, or an ``error`` record, is an unknown record
     (``handlePayload``).
     Plain lines between records are transcript, and an assistant record
-    without a content list is malformed (``handleMessage``).
+    without a content list is malformed (``handleMessage``).  Which record
+    shapes it reads is the contract's too (`RecordShapes`): the seed-era
+    parser also read fragment records, text at a record's top level, other
+    terminal kinds and the kind under ``event`` or ``kind``.
     """
 
     name: ClassVar[str] = "cursor"
@@ -228,40 +255,72 @@ class Cursor(_ResultDriver):
     allow_prose: ClassVar[bool] = True
     stream_flags: ClassVar[tuple[str, ...]] = ()
 
+    def _shapes(self, contract: Contract) -> RecordShapes:
+        return contract.cursor_shapes
+
     def _ends(self, record: dict[str, Any], contract: Contract) -> bool:
-        return _CURSOR_ENDS[contract.cursor_terminal](record)
+        return _CURSOR_ENDS[contract.cursor_terminal](record, contract.cursor_shapes)
 
     def _text(self, records: list[dict[str, Any]], contract: Contract) -> str | None:
-        return _CURSOR_TEXT[contract.cursor_text](records)
+        return _CURSOR_TEXT[contract.cursor_text](records, contract.cursor_shapes)
 
 
-def _content(record: dict[str, Any]) -> list[dict[str, Any]]:
-    """An assistant record's content blocks; a record without them is malformed."""
-    message = record.get("message")
-    if not isinstance(message, dict) or not isinstance(message.get("content"), list):
-        raise Malformed("an assistant record without a message content list")
-    return [block for block in message["content"] if isinstance(block, dict)]
+def _first_string(record: dict[str, Any], keys: tuple[str, ...]) -> str:
+    """The first of ``keys`` whose value is a non-empty string, verbatim; else empty."""
+    for key in keys:
+        value = record.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return ""
 
 
-def _blocks(records: list[dict[str, Any]], *, strict: bool) -> list[str]:
+def _texts(record: dict[str, Any], shapes: RecordShapes, *, strict: bool) -> list[str]:
     """
-    The text blocks of the assistant records, in order; ``strict``: an assistant
-    record without a content list is malformed, else it holds no text.
+    The text blocks of one assistant record: its ``message.content``, or where the
+    shapes allow text at the top level, a top-level ``content`` list first and a
+    ``text`` or ``message`` string last (seed-era ``handleAssistant``, which reads
+    the top level only; the documented ``message.content`` is read beside it so the
+    profile reads today's records too).  ``strict``: a record with none of
+    these is malformed, unless the shapes allow top-level text (then it has none).
     """
-    texts: list[str] = []
-    for record in records:
-        if record.get("type") != "assistant":
-            continue
-        try:
-            blocks = _content(record)
-        except Malformed:
-            if strict:
-                raise
-            continue
-        texts += [
-            b["text"] for b in blocks if b.get("type") == "text" and isinstance(b.get("text"), str)
+    content = record.get("content") if shapes.top_level_text else None
+    if not isinstance(content, list):
+        message = record.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, list):
+        return [
+            b["text"]
+            for b in content
+            if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
         ]
-    return texts
+    if shapes.top_level_text:
+        return [_first_string(record, ("text", "message"))]
+    if strict:
+        raise Malformed("an assistant record without a message content list")
+    return []
+
+
+def _pieces(
+    records: list[dict[str, Any]], shapes: RecordShapes, *, strict: bool = True
+) -> list[str]:
+    """
+    The assistant text of a run piece by piece, in order: each text block of an
+    assistant record, and each run of fragment records (the shapes' ``delta``
+    kinds: their ``delta``, ``text`` or ``message`` string, verbatim) joined into
+    one piece where the next assistant record or the end closes it (seed-era
+    ``handleAssistantDelta``, ``flushDeltaLocked``).  Pieces may be blank: the
+    join drops them, and they add nothing to a concatenation.
+    """
+    pieces: list[str] = []
+    run: list[str] = []
+    for record in records:
+        kind = _kind(record, shapes)
+        if kind in shapes.delta:
+            run.append(_first_string(record, ("delta", "text", "message")))
+        elif kind in shapes.assistant:
+            pieces += ["".join(run), *_texts(record, shapes, strict=strict)]
+            run = []
+    return [*pieces, "".join(run)]
 
 
 def _joined(texts: list[str]) -> str | None:
@@ -276,36 +335,33 @@ def _result_string(records: list[dict[str, Any]]) -> str | None:
     return result if isinstance(result, str) else None
 
 
-def _success_result(records: list[dict[str, Any]]) -> str | None:
-    """The ``result`` string of a final ``result/success`` record."""
-    return _result_string(records) if records and _is_success(records[-1]) else None
-
-
-def _fragments(records: list[dict[str, Any]]) -> str | None:
+def _fragments(records: list[dict[str, Any]], shapes: RecordShapes) -> str | None:
     """Cursor's fragments concatenated; with none, the successful terminal's ``result``."""
-    joined = "".join(_blocks(records, strict=True))
-    return joined if joined else _success_result(records)
+    joined = "".join(_pieces(records, shapes))
+    if joined:
+        return joined
+    return _result_string(records) if records and _is_success(records[-1], shapes) else None
 
 
-def _is_success(record: dict[str, Any]) -> bool:
-    return record.get("type") == "result" and record.get("subtype") == "success"
+def _is_success(record: dict[str, Any], shapes: RecordShapes) -> bool:
+    return _kind(record, shapes) in shapes.results and record.get("subtype") == "success"
 
 
 #: The text of a run on Claude Code's wire, by the contract's ``result_text`` rule.
 _RESULT_TEXT: dict[str, Callable[[list[dict[str, Any]]], str | None]] = {
     "result": _result_string,
     # claude/parser.go @ e7709de6f4e2458f2011171c877e8ce3bf8897d1 buildOutput
-    "assistant": lambda records: _joined(_blocks(records, strict=False)),
+    "assistant": lambda records: _joined(_pieces(records, DOCUMENTED, strict=False)),
 }
-#: Cursor's text, by the contract's ``cursor_text`` rule.
-_CURSOR_TEXT: dict[str, Callable[[list[dict[str, Any]]], str | None]] = {
+#: Cursor's text, by the contract's ``cursor_text`` rule, on the contract's shapes.
+_CURSOR_TEXT: dict[str, Callable[[list[dict[str, Any]], RecordShapes], str | None]] = {
     "fragments": _fragments,
     # cursor/parser.go @ e7709de6f4e2458f2011171c877e8ce3bf8897d1 buildOutput
-    "messages": lambda records: _joined(_blocks(records, strict=True)),
+    "messages": lambda records, shapes: _joined(_pieces(records, shapes)),
 }
 #: Which Cursor records end a run, by the contract's ``cursor_terminal`` rule.
-_CURSOR_ENDS: dict[str, Callable[[dict[str, Any]], bool]] = {
+_CURSOR_ENDS: dict[str, Callable[[dict[str, Any], RecordShapes], bool]] = {
     "success": _is_success,
     # cursor/parser.go @ e7709de6f4e2458f2011171c877e8ce3bf8897d1 handlePayload
-    "any": lambda record: record.get("type") in _TERMINALS,
+    "any": lambda record, shapes: _kind(record, shapes) in shapes.results | shapes.failures,
 }
