@@ -338,8 +338,9 @@ class ModelApiFuzzer:
         if errors:
             out["errors_contain"] = errors
         out["line_types"] = list(truth.line_types)
-        if self.cli in FILES_COMPARED and truth.files:
-            out["files"] = dict(truth.files)
+        if self.cli in FILES_COMPARED and (truth.files or "files" in fields):
+            absent = {} if other is None else dict.fromkeys(dict(other.files))
+            out["files"] = {**absent, **dict(truth.files)}  # None: the truth left no such file
         out.update(_requests(self.cli, truth, other, fields))
         return out
 
@@ -419,7 +420,8 @@ def _requests(
     if cli == "claude" and "requests.strict" in fields:
         out["strict_each"] = [bool(r.strict) for r in answered]
     formats = {show_value(r.text_format) for r in answered}
-    if cli == "codex" and "requests.text_format" in fields and len(formats) == 1:
+    known = answered[0].text_format is not None  # a request without one: the key cannot say it
+    if cli == "codex" and "requests.text_format" in fields and len(formats) == 1 and known:
         out["text_format"] = answered[0].text_format
     if "requests.messages_after_prompt" in fields and other is not None:
         theirs = set(_leaves([r.messages_after_prompt for r in other.requests]))

@@ -73,6 +73,9 @@ class CodexRun:
     conversation: tuple[dict[str, object], ...] = ()
     #: The session's token counts so far (``turn.completed`` counts the whole session).
     usage: tuple[tuple[str, int], ...] = ()
+    #: Each stderr chunk with the number of stdout lines printed before it: codex logs
+    #: as things happen, so its text output (`harness.systems.codex_exec`) interleaves them.
+    logged: tuple[tuple[int, str], ...] = ()
 
 
 def text_format(schema: object) -> dict[str, object]:
@@ -295,7 +298,7 @@ def run_codex(
     reason = serde_problem(schema)
     if reason is not None:
         message = f"Output schema file {schema_file} is not valid JSON: {reason}\n"
-        return CodexRun(1, b"", message)
+        return CodexRun(1, b"", message, logged=((0, message),))
     schema_value = json.loads(schema, parse_float=_number)
     argv = ["exec", "--json", "--skip-git-repo-check", "-m", model, prompt]
     parsed = CLI.parse(argv)
@@ -341,16 +344,30 @@ def run_codex(
     except net.TimeoutException:
         killed = True  # the caller's timeout, not codex's own: nothing more is printed
     parts = [chunk[-1] for chunk in out.chunks if chunk[0] == "stdout"]
-    errors = [chunk[-1] for chunk in out.chunks if chunk[0] == "stderr"]
     sent = cast("list[dict[str, object]]", turn.body["input"])
+    logged = tuple(_logged(out))
     return CodexRun(
         KILLED if killed else renderer.finish(),
         b"".join(p for p in parts if isinstance(p, bytes)),
-        b"".join(e for e in errors if isinstance(e, bytes)).decode(),
+        "".join(text for _, text in logged),
         timed_out=killed,
         conversation=(*sent, *(_echo(item) for item in turn.last)),
         usage=tuple(turn.usage.items()),
+        logged=logged,
     )
+
+
+def _logged(out: Output) -> Iterator[tuple[int, str]]:
+    """Each stderr chunk, after how many stdout lines it was printed."""
+    lines = 0
+    for chunk in out.chunks:
+        data = chunk[-1]
+        if not isinstance(data, bytes):
+            continue
+        if chunk[0] == "stdout":
+            lines += data.count(b"\n")
+        elif chunk[0] == "stderr":
+            yield lines, data.decode()
 
 
 #: What codex 0.169.0 says when the connection closes in the middle of the body.

@@ -29,6 +29,7 @@ from harness.catalogue import jsonvalue
 from harness.catalogue.lines import json_lines
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from pathlib import Path
 
 #: The provider the harness configures codex with (`providers_fake.api.realcli.run_codex`).
@@ -74,16 +75,36 @@ def last_message(stdout: bytes) -> str | None:
     return messages[-1] if messages else None
 
 
+def _started(events: list[dict[str, object]]) -> bool:
+    return any(event.get("type") == "turn.started" for event in events)
+
+
 def as_text(
-    stdout: bytes, *, prompt: str, model: str, cwd: Path, version: str
+    stdout: bytes,
+    *,
+    prompt: str,
+    model: str,
+    cwd: Path,
+    version: str,
+    logged: Sequence[tuple[int, str]] = (),
 ) -> tuple[bytes, str]:
-    """The stdout and stderr codex prints without ``--json`` for the turn ``stdout`` shows."""
+    """
+    The stdout and stderr codex prints without ``--json`` for the turn ``stdout``
+    shows; ``logged`` holds its log lines, each after the number of JSON lines
+    printed before it, and each goes between the text of those events and the
+    next (probed: a refused call's log line after the message before it).
+    """
     events = _events(stdout)
+    if not _started(events):  # codex stopped before its turn: only what it said
+        return b"", "".join(text for _, text in logged)
     session = next((_text(e, "thread_id") for e in events if e.get("type") == "thread.started"), "")
     head = [f"OpenAI Codex v{version}", _RULE, f"workdir: {cwd}", f"model: {model}"]
     head += [f"provider: {PROVIDER}", *(f"{name}: {value}" for name, value in _SETTINGS)]
     lines = [*head, f"session id: {session}", _RULE, "user", prompt]
-    for event in events:
+    waiting = sorted(logged, key=lambda pair: pair[0])
+    for number, event in enumerate(events):
+        while waiting and waiting[0][0] <= number:
+            lines.append(waiting.pop(0)[1].removesuffix("\n"))
         kind, item = event.get("type"), event.get("item")
         if kind == "item.completed" and _text(item, "type") == "error":
             lines.append(f"warning: {_text(item, 'message')}")
@@ -98,10 +119,16 @@ def as_text(
             counts = usage if isinstance(usage, dict) else {}
             spent = sum(v for k, v in counts.items() if k in ("input_tokens", "output_tokens"))
             lines += ["tokens used", str(spent)]
+    lines += [text.removesuffix("\n") for _, text in waiting]
     last = last_message(stdout)
     return (b"" if last is None else (last + "\n").encode()), "".join(f"{x}\n" for x in lines)
 
 
 def write_last_message(stdout: bytes, path: Path) -> None:
-    """``-o FILE``: the last agent message, or an empty file when the turn failed."""
-    path.write_text(last_message(stdout) or "")
+    """
+    ``-o FILE``: the last agent message, or an empty file when the turn failed;
+    no file when codex stopped before its turn started (a schema file it cannot
+    read: probed).
+    """
+    if _started(_events(stdout)):
+        path.write_text(last_message(stdout) or "")
