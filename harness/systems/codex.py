@@ -76,6 +76,9 @@ class CodexRun:
     #: Each stderr chunk with the number of stdout lines printed before it: codex logs
     #: as things happen, so its text output (`harness.systems.codex_exec`) interleaves them.
     logged: tuple[tuple[int, str], ...] = ()
+    #: The session's input and output tokens, once an answer of this run completed:
+    #: codex's text output ends with them even when the turn then failed (probed).
+    spent: int | None = None
 
 
 def text_format(schema: object) -> dict[str, object]:
@@ -204,6 +207,8 @@ class _Turn:
     the answer being read, and the usage of every answer (``turn.completed``
     prints their sum).  Codex answers each call to a tool it does not offer with
     ``unsupported call: NAME`` and asks again, until an answer has no call.
+    Every item codex read whole stays in the session, sent back by a resumed
+    turn, even when its answer then broke off or failed (probed).
     """
 
     def __init__(self, body: dict[str, object], ids: Ids) -> None:
@@ -212,7 +217,8 @@ class _Turn:
         self.requests = 0
         self.items: list[Mapping[str, Any]] = []  # the output items of the answer being read
         self.pending: list[Mapping[str, Any]] = []  # those of a completed answer, to send back
-        self.last: list[Mapping[str, Any]] = []  # those of the last completed answer
+        self.unsent: list[Mapping[str, Any]] = []  # completed answers' items not sent back
+        self.answered = False  # whether an answer completed (codex then knows its tokens)
         self.usage = dict.fromkeys(_USAGE_FROM, 0)
         self.endless = False
 
@@ -229,7 +235,7 @@ class _Turn:
             output = f"{UNSUPPORTED}{call.get('name', '')}"
             answer = {"id": f"fco_{self.ids.uuid7()}", "call_id": call.get("call_id")}
             sent.append({"type": "function_call_output", **answer, "output": output})
-        self.pending = []
+        self.pending, self.unsent = [], []
         self.requests += 1
         return self.body
 
@@ -241,8 +247,18 @@ class _Turn:
                 value = value.get(key) if isinstance(value, dict) else None
             self.usage[field] += value if isinstance(value, int) else 0
         self.pending = self.items if self._calls(self.items) else []
-        self.last, self.items = self.items, []
+        self.unsent, self.items = [*self.unsent, *self.items], []
+        self.answered = True
         return bool(self.pending)
+
+    def session(self) -> tuple[dict[str, object], ...]:
+        """The session's input after this turn: what was sent, then every item read since."""
+        sent = cast("list[dict[str, object]]", self.body["input"])
+        return (*sent, *(_echo(item) for item in [*self.unsent, *self.items]))
+
+    def spent(self) -> int | None:
+        """The session's tokens as codex's text output counts them, once an answer completed."""
+        return self.usage["input_tokens"] + self.usage["output_tokens"] if self.answered else None
 
     def refused(self) -> list[str]:
         """The names of the calls codex is about to answer as unsupported (its log lines)."""
@@ -344,16 +360,16 @@ def run_codex(
     except net.TimeoutException:
         killed = True  # the caller's timeout, not codex's own: nothing more is printed
     parts = [chunk[-1] for chunk in out.chunks if chunk[0] == "stdout"]
-    sent = cast("list[dict[str, object]]", turn.body["input"])
     logged = tuple(_logged(out))
     return CodexRun(
         KILLED if killed else renderer.finish(),
         b"".join(p for p in parts if isinstance(p, bytes)),
         "".join(text for _, text in logged),
         timed_out=killed,
-        conversation=(*sent, *(_echo(item) for item in turn.last)),
+        conversation=turn.session(),
         usage=tuple(turn.usage.items()),
         logged=logged,
+        spent=turn.spent(),
     )
 
 

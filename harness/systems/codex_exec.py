@@ -14,9 +14,11 @@ API:
   prompt, then each event: a warning item as ``warning: TEXT``, each agent
   message as ``codex`` and its text, an error and the failed turn each as
   ``ERROR: TEXT``, a completed turn as ``tokens used`` and the session's
-  input and output tokens.
+  input and output tokens (a failed turn too, once an answer of the run
+  completed), and codex's log lines where they happened.
 - **-o FILE** is written when the run ends: the last agent message without a
-  line end, or nothing (an empty file) when the turn failed.
+  line end, or nothing (an empty file) when the turn failed; no file when
+  codex stopped before its turn (a schema file it cannot read).
 
 Not modelled: a reasoning item's and a function call's text lines.
 """
@@ -87,12 +89,15 @@ def as_text(
     cwd: Path,
     version: str,
     logged: Sequence[tuple[int, str]] = (),
+    spent: int | None = None,
 ) -> tuple[bytes, str]:
     """
     The stdout and stderr codex prints without ``--json`` for the turn ``stdout``
     shows; ``logged`` holds its log lines, each after the number of JSON lines
     printed before it, and each goes between the text of those events and the
     next (probed: a refused call's log line after the message before it).
+    ``spent`` is the session's token count once an answer of the run completed:
+    a failed turn ends with it too (probed: a refused call, then an HTTP error).
     """
     events = _events(stdout)
     if not _started(events):  # codex stopped before its turn: only what it said
@@ -114,6 +119,7 @@ def as_text(
             lines.append(f"ERROR: {_text(event, 'message')}")
         elif kind == "turn.failed":
             lines.append(f"ERROR: {_text(event.get('error'), 'message')}")
+            lines += [] if spent is None else ["tokens used", str(spent)]
         elif kind == "turn.completed":
             usage = event.get("usage")
             counts = usage if isinstance(usage, dict) else {}

@@ -485,6 +485,7 @@ def _codex_session(
             cwd=cwd,
             version=shown,
             logged=run.logged,
+            spent=run.spent,
         )
         run = replace(run, stdout=stdout, stderr=stderr)
     return _Session(run, mark, tuple(codes))
