@@ -129,6 +129,11 @@ def test_codex_text_output_is_the_last_message() -> None:
     )
     assert failed == b""
     assert said.endswith("ERROR: boom\nERROR: boom\n")
+    # Once an answer of the run completed, a failed turn ends with the session's tokens.
+    _, spent = codex_exec.as_text(
+        _events(completed=False), prompt="Go.", model="m", cwd=Path("/w"), version="0", spent=19
+    )
+    assert spent.endswith("ERROR: boom\nERROR: boom\ntokens used\n19\n")
 
 
 def test_codex_text_output_puts_each_log_line_where_it_happened() -> None:
