@@ -28,7 +28,9 @@ decisions are made here.  A resumed session (``codex exec resume``) sends
 the earlier turns' input and answers before the new prompt and counts their
 tokens in ``turn.completed``; what it prints without ``--json`` and its ``-o``
 file are `harness.systems.codex_exec`'s.  Not modelled: Codex's own retries
-and its ``Reconnecting...`` lines.
+and its ``Reconnecting...`` lines; the compaction of a resumed session whose
+context window is outgrown (probed: codex summarises the session in requests
+of its own, ``CONTEXT CHECKPOINT COMPACTION``, and drops its oldest items).
 """
 
 from __future__ import annotations
