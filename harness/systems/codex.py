@@ -221,6 +221,7 @@ class _Turn:
         self.pending: list[Mapping[str, Any]] = []  # those of a completed answer, to send back
         self.unsent: list[Mapping[str, Any]] = []  # completed answers' items not sent back
         self.answered = False  # whether an answer completed (codex then knows its tokens)
+        self.outgrown = False  # whether the API said the context window is outgrown
         self.usage = dict.fromkeys(_USAGE_FROM, 0)
         self.endless = False
 
@@ -258,8 +259,19 @@ class _Turn:
         sent = cast("list[dict[str, object]]", self.body["input"])
         return (*sent, *(_echo(item) for item in [*self.unsent, *self.items]))
 
+    def failed(self, message: str) -> None:
+        """Note the error the turn failed with: codex words a context window outgrown itself."""
+        self.outgrown = self.outgrown or message == CONTEXT_WINDOW
+
     def spent(self) -> int | None:
-        """The session's tokens as codex's text output counts them, once an answer completed."""
+        """
+        The session's tokens as codex's text output counts them, once an answer
+        completed; after a context window outgrown its count is 0, whatever the
+        answers before it spent (probed on 0.169.0, a 400 and a failed response,
+        with and without an answer before).
+        """
+        if self.outgrown:
+            return 0
         return self.usage["input_tokens"] + self.usage["output_tokens"] if self.answered else None
 
     def refused(self) -> list[str]:
@@ -352,6 +364,7 @@ def run_codex(
             ) as response:
                 if response.status_code >= 400:
                     text = _http_error(response)
+                    turn.failed(text)
                     renderer.event("error", text)
                     renderer.event("turn.failed", text)
                 else:
@@ -515,6 +528,7 @@ def _stream(renderer: CodexRenderer, response: net.Response, turn: _Turn) -> Non
                 renderer.event("reasoning", text)
             elif kind == "response.failed":
                 message = _failed(event.get("response", {}).get("error") or {})
+                turn.failed(message)
                 renderer.event("error", message)
                 renderer.event("turn.failed", message)
                 return
