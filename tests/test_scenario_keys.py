@@ -136,6 +136,19 @@ def test_codex_text_output_is_the_last_message() -> None:
     assert spent.endswith("ERROR: boom\nERROR: boom\ntokens used\n19\n")
 
 
+def test_codex_text_output_prints_a_reasoning_summary_as_it_is() -> None:
+    events = _events("Looking.").replace(
+        b'{"type": "turn.started"}\n',
+        b'{"type": "turn.started"}\n'
+        + json.dumps(
+            {"type": "item.completed", "item": {"type": "reasoning", "text": "Hm."}}
+        ).encode()
+        + b"\n",
+    )
+    _, stderr = codex_exec.as_text(events, prompt="Go.", model="m", cwd=Path("/w"), version="0")
+    assert "warning: No metadata.\nHm.\ncodex\nLooking.\n" in stderr
+
+
 def test_codex_text_output_puts_each_log_line_where_it_happened() -> None:
     # Printed after the first message's line (the fourth JSON line), and one at the end.
     logged = ((4, "<time> ERROR refused\n"), (99, "late\n"))

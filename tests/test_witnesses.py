@@ -134,6 +134,9 @@ WITNESSES: dict[str, tuple[Witness, ...]] = {
         "model-codex-text-output-failed",
         "model-codex-text-output-failed-after-an-answer",
     ),
+    "test_scenario_keys.py::test_codex_text_output_prints_a_reasoning_summary_as_it_is": real(
+        "model-codex-text-output-reasoning"
+    ),
     "test_scenario_keys.py::test_codex_text_output_puts_each_log_line_where_it_happened": real(
         "model-codex-text-output-log-in-order", "model-codex-text-output-no-turn"
     ),

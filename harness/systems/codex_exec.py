@@ -11,16 +11,19 @@ API:
   the turn completed, nothing when it failed; stderr holds a banner (the
   version, the working directory, the model, the provider, the approval and
   sandbox modes, the reasoning settings, the session id), ``user`` and the
-  prompt, then each event: a warning item as ``warning: TEXT``, each agent
-  message as ``codex`` and its text, an error and the failed turn each as
-  ``ERROR: TEXT``, a completed turn as ``tokens used`` and the session's
-  input and output tokens (a failed turn too, once an answer of the run
-  completed), and codex's log lines where they happened.
+  prompt, then each event: a warning item as ``warning: TEXT``, a reasoning
+  summary as its text, each agent message as ``codex`` and its text, an
+  error and the failed turn each as ``ERROR: TEXT``, a completed turn as
+  ``tokens used`` and the session's input and output tokens (a failed turn
+  too, once an answer of the run completed; 0 after a context window
+  outgrown), and codex's log lines where they happened.
 - **-o FILE** is written when the run ends: the last agent message without a
   line end, or nothing (an empty file) when the turn failed; no file when
   codex stopped before its turn (a schema file it cannot read).
 
-Not modelled: a reasoning item's and a function call's text lines.
+A reasoning item's summary is printed as it is, with no heading (probed);
+a call to a tool codex does not offer prints nothing but its log line.  Not
+modelled: the text of calls to codex's own tools.
 """
 
 from __future__ import annotations
@@ -115,6 +118,10 @@ def as_text(
             lines.append(f"warning: {_text(item, 'message')}")
         elif kind == "item.completed" and _text(item, "type") == "agent_message":
             lines += ["codex", _text(item, "text")]
+        elif (
+            kind == "item.completed" and _text(item, "type") == "reasoning" and _text(item, "text")
+        ):
+            lines.append(_text(item, "text"))
         elif kind == "error":
             lines.append(f"ERROR: {_text(event, 'message')}")
         elif kind == "turn.failed":
