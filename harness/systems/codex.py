@@ -81,6 +81,8 @@ class CodexRun:
     #: The session's input and output tokens, once an answer of this run completed:
     #: codex's text output ends with them even when the turn then failed (probed).
     spent: int | None = None
+    #: Whether the session has a token count: an answer of it completed.
+    counted: bool = False
 
 
 def text_format(schema: object) -> dict[str, object]:
@@ -220,7 +222,9 @@ class _Turn:
         self.items: list[Mapping[str, Any]] = []  # the output items of the answer being read
         self.pending: list[Mapping[str, Any]] = []  # those of a completed answer, to send back
         self.unsent: list[Mapping[str, Any]] = []  # completed answers' items not sent back
-        self.answered = False  # whether an answer completed (codex then knows its tokens)
+        self.answered = False  # whether an answer of this run completed
+        self.counted = False  # whether the session has a token count (an answer completed)
+        self.broke = False  # whether the turn failed in a response's stream (not its status)
         self.outgrown = False  # whether the API said the context window is outgrown
         self.usage = dict.fromkeys(_USAGE_FROM, 0)
         self.endless = False
@@ -251,7 +255,7 @@ class _Turn:
             self.usage[field] += value if isinstance(value, int) else 0
         self.pending = self.items if self._calls(self.items) else []
         self.unsent, self.items = [*self.unsent, *self.items], []
-        self.answered = True
+        self.answered = self.counted = True
         return bool(self.pending)
 
     def session(self) -> tuple[dict[str, object], ...]:
@@ -259,20 +263,27 @@ class _Turn:
         sent = cast("list[dict[str, object]]", self.body["input"])
         return (*sent, *(_echo(item) for item in [*self.unsent, *self.items]))
 
-    def failed(self, message: str) -> None:
-        """Note the error the turn failed with: codex words a context window outgrown itself."""
+    def failed(self, message: str, *, streamed: bool) -> None:
+        """
+        Note the error the turn failed with (codex words a context window
+        outgrown itself), and whether it came in the stream of a response.
+        """
         self.outgrown = self.outgrown or message == CONTEXT_WINDOW
+        self.broke = streamed
 
     def spent(self) -> int | None:
         """
-        The session's tokens as codex's text output counts them, once an answer
-        completed; after a context window outgrown its count is 0, whatever the
-        answers before it spent (probed on 0.169.0, a 400 and a failed response,
-        with and without an answer before).
+        The session's tokens as codex's text output shows them at the end, when
+        codex told them in this run (probed on 0.169.0): once an answer of the
+        run completed; when a response's stream failed or was cut and the
+        session has a count (an answer of an earlier turn), not when the API
+        answered an error status; after a context window outgrown 0, whatever
+        the answers before spent.
         """
         if self.outgrown:
             return 0
-        return self.usage["input_tokens"] + self.usage["output_tokens"] if self.answered else None
+        told = self.answered or (self.broke and self.counted)
+        return self.usage["input_tokens"] + self.usage["output_tokens"] if told else None
 
     def refused(self) -> list[str]:
         """The names of the calls codex is about to answer as unsupported (its log lines)."""
@@ -355,6 +366,7 @@ def run_codex(
         said.update(role="user", content=asked["content"])
         turn.body["input"] = [*resumed.conversation, said]
         turn.usage.update(dict(resumed.usage))
+        turn.counted = resumed.counted
     killed = False
     try:
         while turn.asking():
@@ -364,7 +376,7 @@ def run_codex(
             ) as response:
                 if response.status_code >= 400:
                     text = _http_error(response)
-                    turn.failed(text)
+                    turn.failed(text, streamed=False)
                     renderer.event("error", text)
                     renderer.event("turn.failed", text)
                 else:
@@ -385,6 +397,7 @@ def run_codex(
         usage=tuple(turn.usage.items()),
         logged=logged,
         spent=turn.spent(),
+        counted=turn.counted,
     )
 
 
@@ -528,7 +541,7 @@ def _stream(renderer: CodexRenderer, response: net.Response, turn: _Turn) -> Non
                 renderer.event("reasoning", text)
             elif kind == "response.failed":
                 message = _failed(event.get("response", {}).get("error") or {})
-                turn.failed(message)
+                turn.failed(message, streamed=True)
                 renderer.event("error", message)
                 renderer.event("turn.failed", message)
                 return
@@ -540,9 +553,11 @@ def _stream(renderer: CodexRenderer, response: net.Response, turn: _Turn) -> Non
         raise
     except net.TransportError:
         message = f"stream disconnected before completion: {CUT_STREAM}"
+        turn.failed(message, streamed=True)
         renderer.event("error", message)
         renderer.event("turn.failed", message)
         return
     message = "stream disconnected before completion: stream closed before response.completed"
+    turn.failed(message, streamed=True)
     renderer.event("error", message)
     renderer.event("turn.failed", message)
