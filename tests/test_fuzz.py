@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +27,10 @@ from harness import cli, targets
 from harness.catalogue import loader
 from harness.fuzz import model_api, write
 from harness.fuzz.agent_cli import DRIVERS, AgentCliFuzzer, agent_cases
+from harness.fuzz.codex_cases import codex_cases
 from harness.fuzz.run import generate
-from harness.fuzz.verdict import DISAGREE, Difference, Judgement
-from harness.seams.case import execute
+from harness.fuzz.verdict import AGREE, DISAGREE, Difference, Judgement
+from harness.seams.case import CaseResult, execute
 from harness.seams.model_api.values import ModelApiOutcome, SeenRequest
 
 NAIVE = "naive=python:tests.adaptors:naive_inprocess"
@@ -147,7 +149,7 @@ def test_no_generated_case_runs_a_command_unless_allowed() -> None:
     assert not any(model_api.needs_exec(case) for case in safe)
     allowed = _cases(model_api.claude_cases(True, 12.0), 300)
     assert any(model_api.needs_exec(case) for case in allowed)
-    codex = _cases(model_api.codex_cases(False, 12.0), 100)
+    codex = _cases(codex_cases(False, 12.0), 100)
     assert not any(model_api.needs_exec(case) for case in codex)
     # CodeBuddy answers a tool it does not have "not found": its unknown-tool cases run nothing.
     codebuddy = _cases(model_api.codebuddy_cases(False, 12.0), 100)
@@ -170,7 +172,7 @@ def test_every_generated_case_is_a_scenario_that_loads_as_written(
     strategies: dict[str, tuple[write.Fuzzer, st.SearchStrategy[dict[str, Any]]]] = {
         "agent": (AgentCliFuzzer(), agent_cases(DRIVERS)),
         "claude": (model_api.ModelApiFuzzer("claude"), model_api.claude_cases(True, 12.0)),
-        "codex": (model_api.ModelApiFuzzer("codex"), model_api.codex_cases(False, 12.0)),
+        "codex": (model_api.ModelApiFuzzer("codex"), codex_cases(False, 12.0)),
         "codebuddy": (
             model_api.ModelApiFuzzer("codebuddy"),
             model_api.codebuddy_cases(False, 12.0),
@@ -244,3 +246,25 @@ def test_a_written_expectation_counts_the_conversation_and_names_side_requests()
     assert "side_requests" not in model_api._requests("claude", truth, truth, set())
     beyond = _outcome(_seen("m"), _seen("m", unexpected="unexpected request #2"))
     assert model_api._requests("claude", beyond, beyond, set()) == {"requests": 1}
+
+
+def test_a_codex_runs_files_are_judged_and_written_absent_or_present() -> None:
+    # -o's file is what codex itself wrote; the truth leaving none is written as null.
+    fuzzer = model_api.ModelApiFuzzer("codex")
+    truth = ModelApiOutcome("codex", 1, "", False, (), None)
+    other = replace(truth, files=(("last.txt", ""),))
+    judged = fuzzer.judge(_result(truth), _result(other))
+    assert judged.agreement == DISAGREE
+    assert [d.field for d in judged.differences] == ["files"]
+    assert fuzzer.expectation(judged)["files"] == {"last.txt": None}
+    assert fuzzer.judge(_result(other), _result(other)).agreement == AGREE
+    # Claude's files are left to its scenarios: a Bash command may write anything.
+    claude = model_api.ModelApiFuzzer("claude")
+    mine, theirs = replace(truth, cli="claude"), replace(other, cli="claude")
+    assert "files" not in {
+        d.field for d in claude.judge(_result(mine), _result(theirs)).differences
+    }
+
+
+def _result(outcome: ModelApiOutcome) -> CaseResult:
+    return CaseResult("fuzz-case", "t", "passed", outcome)

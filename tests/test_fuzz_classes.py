@@ -84,6 +84,22 @@ def test_a_case_is_labelled_by_what_it_holds() -> None:
         "codex", [{"tool_name": "shell", "tool": {"command": ["ls"]}, "text": "Checking."}]
     )
     assert {"call:shell"} <= set(classes.drawn("codex", shell))
+    session = _case(
+        "codex",
+        [{"texts": ["Checking.", "{}"], "phase": ["commentary", "final_answer"]}],
+        earlier_prompts=["First."],
+        output_last_message="last.txt",
+        output_format="text",
+    )
+    assert set(classes.drawn("codex", session)) == {
+        "session:resumed",
+        "output:last-message",
+        "output:text",
+        "item:phase",
+        "messages:several",
+    }
+    plain = _case("codex", [{"text": "{}"}])
+    assert classes.drawn("codex", plain) == ()
     bare = _case("claude", [{"status": 529}])
     assert "anthropic:overloaded_error" in classes.drawn("claude", bare)
 

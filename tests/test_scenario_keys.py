@@ -6,6 +6,7 @@ codex's events, the ``-o`` file, and how the reference models print them.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from harness.seams.model_api.expect import compare, expectation_of
@@ -128,6 +129,46 @@ def test_codex_text_output_is_the_last_message() -> None:
     )
     assert failed == b""
     assert said.endswith("ERROR: boom\nERROR: boom\n")
+    # Once an answer of the run completed, a failed turn ends with the session's tokens.
+    _, spent = codex_exec.as_text(
+        _events(completed=False), prompt="Go.", model="m", cwd=Path("/w"), version="0", spent=19
+    )
+    assert spent.endswith("ERROR: boom\nERROR: boom\ntokens used\n19\n")
+
+
+def test_codex_text_output_prints_a_reasoning_summary_as_it_is() -> None:
+    events = _events("Looking.").replace(
+        b'{"type": "turn.started"}\n',
+        b'{"type": "turn.started"}\n'
+        + json.dumps(
+            {"type": "item.completed", "item": {"type": "reasoning", "text": "Hm."}}
+        ).encode()
+        + b"\n",
+    )
+    _, stderr = codex_exec.as_text(events, prompt="Go.", model="m", cwd=Path("/w"), version="0")
+    assert "warning: No metadata.\nHm.\ncodex\nLooking.\n" in stderr
+
+
+def test_codex_text_output_puts_each_log_line_where_it_happened() -> None:
+    # Printed after the first message's line (the fourth JSON line), and one at the end.
+    logged = ((4, "<time> ERROR refused\n"), (99, "late\n"))
+    _, stderr = codex_exec.as_text(
+        _events("Looking.", '{"ok":true}'),
+        prompt="Go.",
+        model="m",
+        cwd=Path("/w"),
+        version="0.169.0",
+        logged=logged,
+    )
+    assert stderr.endswith(
+        'codex\nLooking.\n<time> ERROR refused\ncodex\n{"ok":true}\ntokens used\n19\nlate\n'
+    )
+    # Stopped before its turn (no events): what it said, no banner.
+    said = "Output schema file x is not valid JSON\n"
+    nothing = codex_exec.as_text(
+        b"", prompt="Go.", model="m", cwd=Path("/w"), version="0.169.0", logged=((0, said),)
+    )
+    assert nothing == (b"", said)
 
 
 def test_codex_last_message_file_is_the_answer_or_empty(tmp_path: Path) -> None:
@@ -136,3 +177,14 @@ def test_codex_last_message_file_is_the_answer_or_empty(tmp_path: Path) -> None:
     assert written.read_text() == '{"ok":true}'
     codex_exec.write_last_message(_events("Looking.", completed=False), written)
     assert written.read_text() == ""
+    never = tmp_path / "never.txt"
+    codex_exec.write_last_message(b"", never)  # codex stopped before its turn
+    assert not never.exists()
+
+
+def test_a_file_expectation_of_null_says_the_file_is_absent() -> None:
+    expect = expectation_of({"files": {"last.txt": None}})
+    absent = _codex(())
+    present = replace(absent, files=(("last.txt", ""),))
+    assert compare(expect, absent) == ()
+    assert [m.field for m in compare(expect, present)] == ["files.last.txt"]

@@ -130,10 +130,20 @@ WITNESSES: dict[str, tuple[Witness, ...]] = {
         "model-claude-report-text-output-blank",
     ),
     "test_scenario_keys.py::test_codex_text_output_is_the_last_message": real(
-        "model-codex-text-output", "model-codex-text-output-failed"
+        "model-codex-text-output",
+        "model-codex-text-output-failed",
+        "model-codex-text-output-failed-after-an-answer",
+    ),
+    "test_scenario_keys.py::test_codex_text_output_prints_a_reasoning_summary_as_it_is": real(
+        "model-codex-text-output-reasoning"
+    ),
+    "test_scenario_keys.py::test_codex_text_output_puts_each_log_line_where_it_happened": real(
+        "model-codex-text-output-log-in-order", "model-codex-text-output-no-turn"
     ),
     "test_scenario_keys.py::test_codex_last_message_file_is_the_answer_or_empty": real(
-        "model-codex-output-last-message", "model-codex-output-last-message-failed"
+        "model-codex-output-last-message",
+        "model-codex-output-last-message-failed",
+        "model-codex-output-last-message-no-turn",
     ),
     # -- time, validator set-up and line ends --------------------------------------------------
     "test_deadlines.py::test_the_reference_model_counts_its_waits_not_its_work": real(

@@ -120,7 +120,14 @@ CLASSES: tuple[CaseClass, ...] = (
     CaseClass(
         "midstream-error", ("claude",), lambda f: any(s.get("midstream_error") for s in f.steps)
     ),
-    CaseClass("session:resumed", ("claude",), lambda f: bool(f.request.get("earlier_prompts"))),
+    CaseClass("session:resumed", BOTH, lambda f: bool(f.request.get("earlier_prompts"))),
+    CaseClass(
+        "output:last-message",
+        ("codex",),
+        lambda f: f.request.get("output_last_message") is not None,
+    ),
+    CaseClass("output:text", ("codex",), lambda f: f.request.get("output_format") == "text"),
+    CaseClass("item:phase", ("codex",), lambda f: any("phase" in s for s in f.steps)),
     CaseClass("tool:bash", ("claude",), lambda f: "Bash" in f.tool_names()),
     CaseClass("call:shell", ("codex",), lambda f: "shell" in f.tool_names()),
     CaseClass(

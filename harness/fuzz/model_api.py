@@ -27,8 +27,9 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from harness.fuzz import classes, world
+from harness.fuzz import classes, drawing, world
 from harness.fuzz import jsonschemas as js
+from harness.fuzz.codex_cases import codex_cases
 from harness.fuzz.verdict import AGREE, DISAGREE, Difference, Judgement, errored
 from harness.reports import differential
 from harness.seams.case import CaseResult
@@ -38,11 +39,7 @@ Json = Any
 Draw = st.DrawFn
 Step = dict[str, Json]
 
-#: Texts a model writes instead of (or before) calling the tool.
-PROSE = ("Looking at the log.", '{"cause": "in text"}', "", "```json\n{}\n```", "Überprüft ✅")
 REFUSAL = "I can't help with that request."
-#: Tools the CLIs do not have: calling them runs nothing.
-UNKNOWN_TOOLS = ("NoSuchTool", "structured_output", "StructuredOutputs", "lookup_docs")
 #: Commands a generated Bash call may run when the user allows it: small and local.
 COMMANDS = ("echo fuzz", "echo fuzz > out.txt", "printf 'a\\nb'", "exit 3", "echo err 1>&2")
 #: Statuses the CLIs retry, with short retry headers so that a case stays fast.
@@ -66,24 +63,6 @@ FINAL_ERRORS: tuple[Step, ...] = (
     {"status": 500, "headers": {"x-should-retry": "false"}},
     {"status": 400, "body": "not json at all"},
 )
-CODEX_ERRORS: tuple[Step, ...] = (
-    {"status": 500},
-    {"status": 400, "message": "Invalid schema for response_format 'codex_output_schema'"},
-    {"status": 429},
-    {"status": 401},
-    {"status": 503, "headers": {"retry-after": "0"}},
-    {
-        "status": 400,
-        "body": {
-            "error": {
-                "message": "Invalid schema: 'additionalProperties' is required to be false",
-                "type": "invalid_request_error",
-                "param": "text.format.schema",
-                "code": "invalid_json_schema",
-            }
-        },
-    },
-)
 #: Environment variables the binary reads, with ordinary and odd values.
 CLAUDE_ENV: dict[str, tuple[str, ...]] = {
     "MAX_STRUCTURED_OUTPUT_RETRIES": (
@@ -98,26 +77,6 @@ CLAUDE_ENV: dict[str, tuple[str, ...]] = {
 }  # fmt: skip
 #: CLAUDE_CODE_MAX_RETRIES values that let a retryable error end the script quickly.
 FEW_RETRIES = ("0", "1")
-#: The prompts of a resumed session's earlier turns.
-EARLIER = ("First diagnose the build failure.", "Now check the tests too.")
-#: Small pauses before an answer: a slow model, never a hung one.
-DELAYS = (0.05, 0.3, 1.0)
-
-
-@dataclass
-class _Budget:
-    """What a script may still spend: retried errors and cut streams each cost a back-off."""
-
-    retries: int = 2
-    cuts: int = 1
-    delays: int = 1
-
-
-def _prose(draw: Draw) -> str:
-    """What a model writes as prose: the usual texts, or a string of one of the world's classes."""
-    if js.rarely(draw, 3):
-        return draw(world.WORLD_STRINGS)
-    return draw(st.sampled_from(PROSE))
 
 
 def _final_error(draw: Draw, first: bool) -> Step:
@@ -141,13 +100,6 @@ def _retried(draw: Draw) -> Step:
     return {**step, "headers": headers} if headers else step
 
 
-def _delayed(draw: Draw, step: Step, budget: _Budget) -> Step:
-    if budget.delays and js.rarely(draw, 10):
-        budget.delays -= 1
-        return {**step, "delay": draw(st.sampled_from(DELAYS))}
-    return step
-
-
 def _claude_answer(
     draw: Draw, schema: Json, final: bool, allow_exec: bool, first: bool = False
 ) -> Step:
@@ -163,18 +115,20 @@ def _claude_answer(
     if kind == 0:
         return {"tool": tool()}
     if kind == 1:
-        return {"text": _prose(draw)}
+        return {"text": drawing.prose(draw)}
     if kind == 2:
-        return {"texts": [_prose(draw) for _ in range(draw(st.integers(2, 3)))]}
+        return {"texts": [drawing.prose(draw) for _ in range(draw(st.integers(2, 3)))]}
     if kind == 3:
-        return {"text": _prose(draw), "tool": tool()}
+        return {"text": drawing.prose(draw), "tool": tool()}
     if kind == 4:
         step: Step = {"thinking": "Let me think."}
         return {**step, "tool": tool()} if draw(st.booleans()) else {**step, "text": "Done."}
     if kind == 5:
         calls = [{"input": tool()} for _ in range(draw(st.integers(2, 3)))]
         if allow_exec and draw(st.booleans()):
-            calls.insert(0, {"name": draw(st.sampled_from(UNKNOWN_TOOLS)), "input": {"q": 1}})
+            calls.insert(
+                0, {"name": draw(st.sampled_from(drawing.UNKNOWN_TOOLS)), "input": {"q": 1}}
+            )
         return {"tools": calls}
     if kind == 6:
         refused: Step = {"text": REFUSAL, "stop_reason": "refusal"}
@@ -190,20 +144,20 @@ def _claude_answer(
         return _final_error(draw, first)
     if kind == 11:
         return {
-            "tool_name": draw(st.sampled_from(UNKNOWN_TOOLS)),
+            "tool_name": draw(st.sampled_from(drawing.UNKNOWN_TOOLS)),
             "tool": {"q": draw(js.PRIMITIVES)},
         }
     if kind == 12:
         return world.cut_here(draw, "claude", {"tool": tool()})
     if kind == 14:  # a cut anywhere in an answer with prose (inside its tool block, say)
-        return world.cut_here(draw, "claude", {"text": _prose(draw), "tool": tool()})
+        return world.cut_here(draw, "claude", {"text": drawing.prose(draw), "tool": tool()})
     return {"tool_name": "Bash", "tool": {"command": draw(st.sampled_from(COMMANDS))}}
 
 
 def _claude_script(
     draw: Draw, schema: Json, env: dict[str, str], allow_exec: bool, resumed: bool
 ) -> list[Step]:
-    budget = _Budget()
+    budget = drawing.Budget()
     steps: list[Step] = []
     for number in range(draw(st.integers(0, 3))):
         if budget.retries and js.rarely(draw, 4):
@@ -216,12 +170,12 @@ def _claude_script(
                 if not budget.cuts:
                     step = {k: v for k, v in step.items() if k != "truncate_after"}
                 budget.cuts = 0
-        steps.append(_delayed(draw, step, budget))
+        steps.append(drawing.delayed(draw, step, budget))
     first = not steps and not resumed
     last = _claude_answer(draw, schema, final=True, allow_exec=allow_exec, first=first)
     if env.get("CLAUDE_CODE_MAX_RETRIES") in FEW_RETRIES and js.rarely(draw, 4):
         last = {"status": draw(st.sampled_from(RETRYABLE)), "headers": {"retry-after-ms": "5"}}
-    return [*steps, _delayed(draw, last, budget)]
+    return [*steps, drawing.delayed(draw, last, budget)]
 
 
 def _env(draw: Draw, pools: dict[str, tuple[str, ...]]) -> dict[str, str]:
@@ -229,31 +183,10 @@ def _env(draw: Draw, pools: dict[str, tuple[str, ...]]) -> dict[str, str]:
     return {name: draw(st.sampled_from(pools[name])) for name in sorted(names)}
 
 
-def _schema_source(draw: Draw) -> dict[str, Json]:
-    """The schema as a JSON value, or as raw text JSON.parse and Python read differently."""
-    if not js.rarely(draw, 8):
-        return {"schema": js.root_schema(draw)}
-    text = draw(
-        st.sampled_from(
-            (
-                "not json",
-                '{"type":"object","type":"string"}',
-                '{"type":"object","properties":{"n":{"type":"number","maximum":1e999}}}',
-                '{"type":"object","properties":{"n":{"const":9007199254740993}}}',
-                '\ufeff{"type":"object"}',
-                '{"type":"object",}',
-                '{"type":"object"} {"type":"string"}',
-                '{"type":"object","properties":{"s":{"enum":["\\ud800"]}}}',
-            )
-        )
-    )
-    return {"schema_text": text}
-
-
 @st.composite
 def claude_cases(draw: Draw, allow_exec: bool, timeout: float) -> dict[str, Json]:
     """One claude case: schema, output format, settings, allowed tools, model script."""
-    source = _schema_source(draw)
+    source = drawing.schema_source(draw)
     schema = source.get("schema", {})
     env = _env(draw, CLAUDE_ENV)
     request: dict[str, Json] = {"cli": "claude", **source}
@@ -262,7 +195,7 @@ def claude_cases(draw: Draw, allow_exec: bool, timeout: float) -> dict[str, Json
     if env:
         request["env"] = env
     if js.rarely(draw, 5):  # a resumed session: earlier turns take the script's first steps
-        request["earlier_prompts"] = list(EARLIER[: draw(st.integers(1, 2))])
+        request["earlier_prompts"] = list(drawing.EARLIER[: draw(st.integers(1, 2))])
     script = _claude_script(draw, schema, env, allow_exec, bool(request.get("earlier_prompts")))
     if allow_exec and draw(st.booleans()):
         request["allowed_tools"] = ["Bash"]
@@ -270,85 +203,6 @@ def claude_cases(draw: Draw, allow_exec: bool, timeout: float) -> dict[str, Json
     if not overloaded and js.rarely(draw, 8):
         request["fallback_model"] = "claude-sonnet-4-5"
     request["timeout"] = timeout
-    return {"request": request, "provider": {"model_script": script}}
-
-
-def _codex_error(draw: Draw) -> Step:
-    """An HTTP error or a failed response: the hand-picked ones or a documented kind."""
-    if js.rarely(draw, 3):
-        return draw(st.sampled_from(CODEX_ERRORS))
-    kind = draw(st.sampled_from(sorted(world.OPENAI_ERRORS)))
-    step = dict(draw(st.sampled_from(world.OPENAI_ERRORS[kind])))
-    if "midstream_error" in step and draw(st.booleans()):
-        step["text"] = _prose(draw)  # a message before the failure
-    return step
-
-
-def _codex_call(draw: Draw) -> Step:
-    """A function call codex does not offer: its old ``shell`` tool or a made-up one."""
-    if draw(st.booleans()):
-        command = draw(st.sampled_from((["echo", "hi"], ["bash", "-lc", "ls"], ["cat", "x"])))
-        step: Step = {"tool_name": "shell", "tool": {"command": command}}
-    else:
-        step = {"tool_name": draw(st.sampled_from(UNKNOWN_TOOLS)), "tool": {"q": 1}}
-    if draw(st.booleans()):
-        step["text"] = _prose(draw)  # a progress message before the call
-    return step
-
-
-def _codex_answer(draw: Draw, schema: Json, allow_exec: bool) -> Step:
-    kinds = [0, 1, 2, 3, 4, 6, 6, 7, 8, 9, 10]
-    kind = draw(st.sampled_from([*kinds, 5, 5] if allow_exec else kinds))
-
-    def value() -> Json:
-        return js.tool_input(draw, schema)
-
-    if kind <= 1:
-        return {"text": show_value(value())}
-    if kind == 2:
-        return {"text": _prose(draw)}
-    if kind == 3:
-        return {"texts": [_prose(draw), show_value(value())]}
-    if kind == 4:
-        return {
-            "thinking": draw(st.sampled_from(("Reading the log.", *PROSE[:1]))),
-            "text": show_value(value()),
-        }
-    if kind == 5:
-        return _codex_call(draw)
-    if kind == 6:
-        return _codex_error(draw)
-    if kind == 7:
-        return {"text": show_value(value()), "midstream_error": True}
-    if kind == 9:  # several messages, the JSON among them or last
-        texts = [_prose(draw) for _ in range(draw(st.integers(1, 2)))]
-        return (
-            {"texts": [*texts, show_value(value())], "text_after": _prose(draw)}
-            if draw(st.booleans())
-            else {"texts": [*texts, show_value(value())]}
-        )
-    if kind == 10:
-        return {"text": _prose(draw)} if draw(st.booleans()) else {"text": show_value(value())}
-    step: Step = {"text": show_value(value())}
-    if draw(st.booleans()):
-        step = {"thinking": "Reading the log.", "texts": [_prose(draw), show_value(value())]}
-    return world.cut_here(draw, "codex", step)
-
-
-@st.composite
-def codex_cases(draw: Draw, allow_exec: bool, timeout: float) -> dict[str, Json]:
-    """One codex case: schema and model script (codex's provider retries are off)."""
-    source = _schema_source(draw)
-    schema = source.get("schema", {})
-    budget = _Budget()
-    steps = [
-        _delayed(draw, _codex_answer(draw, schema, allow_exec), budget)
-        for _ in range(draw(st.integers(1, 3)))
-    ]
-    # A repeated tool call would make codex ask forever: such a script does not repeat.
-    repeat = "tool" not in steps[-1] and not draw(st.booleans())
-    script: Json = steps if repeat else {"steps": steps, "repeat_last": False}
-    request = {"cli": "codex", **source, "timeout": timeout}
     return {"request": request, "provider": {"model_script": script}}
 
 
@@ -366,26 +220,26 @@ def _codebuddy_answer(draw: Draw, schema: Json, final: bool) -> Step:
         return js.tool_input(draw, schema)
 
     if kind == 0:
-        return {"text": draw(st.sampled_from([p for p in PROSE if p]))}
+        return {"text": draw(st.sampled_from([p for p in drawing.PROSE if p]))}
     if kind == 1:
-        return {"texts": draw(st.lists(st.sampled_from(PROSE[:2]), min_size=2, max_size=2))}
+        return {"texts": draw(st.lists(st.sampled_from(drawing.PROSE[:2]), min_size=2, max_size=2))}
     if kind == 2:
         return {"tools": [{"input": tool()} for _ in range(draw(st.integers(2, 3)))]}
     if kind == 3:
         return {"tool": tool()}
     if kind == 4:
-        return {"tool_name": draw(st.sampled_from(UNKNOWN_TOOLS)), "tool": {"q": 1}}
+        return {"tool_name": draw(st.sampled_from(drawing.UNKNOWN_TOOLS)), "tool": {"q": 1}}
     if kind == 5:
-        return {"text": draw(st.sampled_from(PROSE[:2])), "tool": tool()}
+        return {"text": draw(st.sampled_from(drawing.PROSE[:2])), "tool": tool()}
     return {"tool": tool(), "truncate_after": draw(st.integers(1, 6))}
 
 
 @st.composite
 def codebuddy_cases(draw: Draw, allow_exec: bool, timeout: float) -> dict[str, Json]:
     """One codebuddy case: schema, output format and a model script that ends by itself."""
-    source = _schema_source(draw) if js.rarely(draw, 3) else {"schema": js.root_schema(draw)}
+    source = drawing.schema_source(draw) if js.rarely(draw, 3) else {"schema": js.root_schema(draw)}
     schema = source.get("schema", {})
-    budget = _Budget()
+    budget = drawing.Budget()
     steps: list[Step] = []
     for _ in range(draw(st.integers(0, 3))):
         step = _codebuddy_answer(draw, schema, final=False)
@@ -449,6 +303,7 @@ class ModelApiFuzzer:
         if pair.not_comparable is not None:
             return Judgement("errored", reason=pair.not_comparable, truth=truth, other=other)
         found = tuple(Difference(d.field, d.at, d.real, d.reference) for d in pair.differences)
+        found += _files(self.cli, _outcome(truth), _outcome(other))
         if not found:
             return Judgement(AGREE, truth=truth, other=other)
         return Judgement(DISAGREE, found, truth=truth, other=other, label=label(found))
@@ -483,8 +338,25 @@ class ModelApiFuzzer:
         if errors:
             out["errors_contain"] = errors
         out["line_types"] = list(truth.line_types)
+        if self.cli in FILES_COMPARED and (truth.files or "files" in fields):
+            absent = {} if other is None else dict.fromkeys(dict(other.files))
+            out["files"] = {**absent, **dict(truth.files)}  # None: the truth left no such file
         out.update(_requests(self.cli, truth, other, fields))
         return out
+
+
+#: The CLIs whose runs' files are compared too.  A generated codex case runs no
+#: command (codex answers the calls it draws as unsupported), so its working
+#: directory holds only what codex itself wrote there: the ``-o`` file.
+FILES_COMPARED = frozenset({"codex"})
+
+
+def _files(cli: str, truth: ModelApiOutcome, other: ModelApiOutcome) -> tuple[Difference, ...]:
+    """The run's files as a difference when ``cli``'s files are compared and they differ."""
+    mine, theirs = dict(truth.files), dict(other.files)
+    if cli not in FILES_COMPARED or mine == theirs:
+        return ()
+    return (Difference("files", "files", mine, theirs),)
 
 
 #: The CLIs that print a result record, whose verdict fields an expectation names.
@@ -548,7 +420,8 @@ def _requests(
     if cli == "claude" and "requests.strict" in fields:
         out["strict_each"] = [bool(r.strict) for r in answered]
     formats = {show_value(r.text_format) for r in answered}
-    if cli == "codex" and "requests.text_format" in fields and len(formats) == 1:
+    known = answered[0].text_format is not None  # a request without one: the key cannot say it
+    if cli == "codex" and "requests.text_format" in fields and len(formats) == 1 and known:
         out["text_format"] = answered[0].text_format
     if "requests.messages_after_prompt" in fields and other is not None:
         theirs = set(_leaves([r.messages_after_prompt for r in other.requests]))

@@ -28,7 +28,9 @@ decisions are made here.  A resumed session (``codex exec resume``) sends
 the earlier turns' input and answers before the new prompt and counts their
 tokens in ``turn.completed``; what it prints without ``--json`` and its ``-o``
 file are `harness.systems.codex_exec`'s.  Not modelled: Codex's own retries
-and its ``Reconnecting...`` lines.
+and its ``Reconnecting...`` lines; the compaction of a resumed session whose
+context window is outgrown (probed: codex summarises the session in requests
+of its own, ``CONTEXT CHECKPOINT COMPACTION``, and drops its oldest items).
 """
 
 from __future__ import annotations
@@ -73,6 +75,14 @@ class CodexRun:
     conversation: tuple[dict[str, object], ...] = ()
     #: The session's token counts so far (``turn.completed`` counts the whole session).
     usage: tuple[tuple[str, int], ...] = ()
+    #: Each stderr chunk with the number of stdout lines printed before it: codex logs
+    #: as things happen, so its text output (`harness.systems.codex_exec`) interleaves them.
+    logged: tuple[tuple[int, str], ...] = ()
+    #: The session's input and output tokens, once an answer of this run completed:
+    #: codex's text output ends with them even when the turn then failed (probed).
+    spent: int | None = None
+    #: Whether the session has a token count: an answer of it completed.
+    counted: bool = False
 
 
 def text_format(schema: object) -> dict[str, object]:
@@ -201,6 +211,8 @@ class _Turn:
     the answer being read, and the usage of every answer (``turn.completed``
     prints their sum).  Codex answers each call to a tool it does not offer with
     ``unsupported call: NAME`` and asks again, until an answer has no call.
+    Every item codex read whole stays in the session, sent back by a resumed
+    turn, even when its answer then broke off or failed (probed).
     """
 
     def __init__(self, body: dict[str, object], ids: Ids) -> None:
@@ -209,7 +221,11 @@ class _Turn:
         self.requests = 0
         self.items: list[Mapping[str, Any]] = []  # the output items of the answer being read
         self.pending: list[Mapping[str, Any]] = []  # those of a completed answer, to send back
-        self.last: list[Mapping[str, Any]] = []  # those of the last completed answer
+        self.unsent: list[Mapping[str, Any]] = []  # completed answers' items not sent back
+        self.answered = False  # whether an answer of this run completed
+        self.counted = False  # whether the session has a token count (an answer completed)
+        self.broke = False  # whether the turn failed in a response's stream (not its status)
+        self.outgrown = False  # whether the API said the context window is outgrown
         self.usage = dict.fromkeys(_USAGE_FROM, 0)
         self.endless = False
 
@@ -226,7 +242,7 @@ class _Turn:
             output = f"{UNSUPPORTED}{call.get('name', '')}"
             answer = {"id": f"fco_{self.ids.uuid7()}", "call_id": call.get("call_id")}
             sent.append({"type": "function_call_output", **answer, "output": output})
-        self.pending = []
+        self.pending, self.unsent = [], []
         self.requests += 1
         return self.body
 
@@ -238,8 +254,36 @@ class _Turn:
                 value = value.get(key) if isinstance(value, dict) else None
             self.usage[field] += value if isinstance(value, int) else 0
         self.pending = self.items if self._calls(self.items) else []
-        self.last, self.items = self.items, []
+        self.unsent, self.items = [*self.unsent, *self.items], []
+        self.answered = self.counted = True
         return bool(self.pending)
+
+    def session(self) -> tuple[dict[str, object], ...]:
+        """The session's input after this turn: what was sent, then every item read since."""
+        sent = cast("list[dict[str, object]]", self.body["input"])
+        return (*sent, *(_echo(item) for item in [*self.unsent, *self.items]))
+
+    def failed(self, message: str, *, streamed: bool) -> None:
+        """
+        Note the error the turn failed with (codex words a context window
+        outgrown itself), and whether it came in the stream of a response.
+        """
+        self.outgrown = self.outgrown or message == CONTEXT_WINDOW
+        self.broke = streamed
+
+    def spent(self) -> int | None:
+        """
+        The session's tokens as codex's text output shows them at the end, when
+        codex told them in this run (probed on 0.169.0): once an answer of the
+        run completed; when a response's stream failed or was cut and the
+        session has a count (an answer of an earlier turn), not when the API
+        answered an error status; after a context window outgrown 0, whatever
+        the answers before spent.
+        """
+        if self.outgrown:
+            return 0
+        told = self.answered or (self.broke and self.counted)
+        return self.usage["input_tokens"] + self.usage["output_tokens"] if told else None
 
     def refused(self) -> list[str]:
         """The names of the calls codex is about to answer as unsupported (its log lines)."""
@@ -295,7 +339,7 @@ def run_codex(
     reason = serde_problem(schema)
     if reason is not None:
         message = f"Output schema file {schema_file} is not valid JSON: {reason}\n"
-        return CodexRun(1, b"", message)
+        return CodexRun(1, b"", message, logged=((0, message),))
     schema_value = json.loads(schema, parse_float=_number)
     argv = ["exec", "--json", "--skip-git-repo-check", "-m", model, prompt]
     parsed = CLI.parse(argv)
@@ -322,6 +366,7 @@ def run_codex(
         said.update(role="user", content=asked["content"])
         turn.body["input"] = [*resumed.conversation, said]
         turn.usage.update(dict(resumed.usage))
+        turn.counted = resumed.counted
     killed = False
     try:
         while turn.asking():
@@ -331,6 +376,7 @@ def run_codex(
             ) as response:
                 if response.status_code >= 400:
                     text = _http_error(response)
+                    turn.failed(text, streamed=False)
                     renderer.event("error", text)
                     renderer.event("turn.failed", text)
                 else:
@@ -341,16 +387,31 @@ def run_codex(
     except net.TimeoutException:
         killed = True  # the caller's timeout, not codex's own: nothing more is printed
     parts = [chunk[-1] for chunk in out.chunks if chunk[0] == "stdout"]
-    errors = [chunk[-1] for chunk in out.chunks if chunk[0] == "stderr"]
-    sent = cast("list[dict[str, object]]", turn.body["input"])
+    logged = tuple(_logged(out))
     return CodexRun(
         KILLED if killed else renderer.finish(),
         b"".join(p for p in parts if isinstance(p, bytes)),
-        b"".join(e for e in errors if isinstance(e, bytes)).decode(),
+        "".join(text for _, text in logged),
         timed_out=killed,
-        conversation=(*sent, *(_echo(item) for item in turn.last)),
+        conversation=turn.session(),
         usage=tuple(turn.usage.items()),
+        logged=logged,
+        spent=turn.spent(),
+        counted=turn.counted,
     )
+
+
+def _logged(out: Output) -> Iterator[tuple[int, str]]:
+    """Each stderr chunk, after how many stdout lines it was printed."""
+    lines = 0
+    for chunk in out.chunks:
+        data = chunk[-1]
+        if not isinstance(data, bytes):
+            continue
+        if chunk[0] == "stdout":
+            lines += data.count(b"\n")
+        elif chunk[0] == "stderr":
+            yield lines, data.decode()
 
 
 #: What codex 0.169.0 says when the connection closes in the middle of the body.
@@ -480,6 +541,7 @@ def _stream(renderer: CodexRenderer, response: net.Response, turn: _Turn) -> Non
                 renderer.event("reasoning", text)
             elif kind == "response.failed":
                 message = _failed(event.get("response", {}).get("error") or {})
+                turn.failed(message, streamed=True)
                 renderer.event("error", message)
                 renderer.event("turn.failed", message)
                 return
@@ -491,9 +553,11 @@ def _stream(renderer: CodexRenderer, response: net.Response, turn: _Turn) -> Non
         raise
     except net.TransportError:
         message = f"stream disconnected before completion: {CUT_STREAM}"
+        turn.failed(message, streamed=True)
         renderer.event("error", message)
         renderer.event("turn.failed", message)
         return
     message = "stream disconnected before completion: stream closed before response.completed"
+    turn.failed(message, streamed=True)
     renderer.event("error", message)
     renderer.event("turn.failed", message)

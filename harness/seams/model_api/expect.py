@@ -44,8 +44,9 @@ class ModelApiExpectation:
     text_format: Json | None = None
     messages_after_prompt_contain: tuple[str, ...] = ()
     no_unexpected_requests: bool = False
-    #: Files the run must leave in its working directory, with their content.
-    files: tuple[tuple[str, str], ...] = ()
+    #: Files the run must leave in its working directory, with their content
+    #: (None: the run must leave no such file).
+    files: tuple[tuple[str, str | None], ...] = ()
     #: Full stack: what the reference adaptor concludes from the CLI's run.
     adaptor: AdaptorExpectation | None = None
     #: What a text-printing run (``output_format: text``) printed, exactly.
@@ -372,7 +373,12 @@ def describe(expect: ModelApiExpectation) -> list[str]:
     out += [f"the conversation carries `{t}`" for t in expect.messages_after_prompt_contain]
     if expect.no_unexpected_requests:
         out.append("no request the script did not expect")
-    out += [f"the run leaves `{name}` holding `{content!r}`" for name, content in expect.files]
+    out += [
+        f"the run leaves no `{name}`"
+        if content is None
+        else f"the run leaves `{name}` holding `{content!r}`"
+        for name, content in expect.files
+    ]
     if expect.stdout is not None:
         out.append(f"it prints `{expect.stdout!r}`")
     if expect.items is not None:

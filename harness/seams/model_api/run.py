@@ -479,9 +479,15 @@ def _codex_session(
     if request.text_output:
         shown = CodexProfile.of(version).version
         stdout, stderr = codex_exec.as_text(
-            run.stdout, prompt=request.prompt, model=CODEX_MODEL, cwd=cwd, version=shown
+            run.stdout,
+            prompt=request.prompt,
+            model=CODEX_MODEL,
+            cwd=cwd,
+            version=shown,
+            logged=run.logged,
+            spent=run.spent,
         )
-        run = replace(run, stdout=stdout, stderr=stderr + run.stderr)
+        run = replace(run, stdout=stdout, stderr=stderr)
     return _Session(run, mark, tuple(codes))
 
 
