@@ -112,14 +112,20 @@ def interrupted() -> bool:
 
 def _forward(signum: int) -> None:
     me = str(os.getpid())
-    for entry in Path("/proc").glob("[0-9]*/stat"):
+    try:
+        names = os.listdir("/proc")  # not a glob, which fails on a process that just ended
+    except OSError:
+        return
+    for name in names:
+        if not name.isdigit():
+            continue
         try:
-            fields = entry.read_text().rsplit(")", 1)[1].split()
+            fields = Path("/proc", name, "stat").read_text().rsplit(")", 1)[1].split()
         except (OSError, IndexError):
             continue
         if fields[1] == me:  # the parent's pid comes after the state
             with contextlib.suppress(OSError):
-                os.kill(int(entry.parent.name), signum)
+                os.kill(int(name), signum)
 
 
 def terminate_gracefully() -> None:

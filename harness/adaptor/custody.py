@@ -39,6 +39,8 @@ import time
 from functools import cache
 from pathlib import Path
 
+from harness.adaptor.reaper import descendants
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -131,27 +133,6 @@ def _findable(program: str, path: str | None) -> None:
     if shutil.which(program, path=path) is None:
         code = errno.EACCES if os.path.exists(program) and os.sep in program else errno.ENOENT
         raise OSError(code, os.strerror(code), program)
-
-
-def _children() -> dict[int, list[int]]:
-    tree: dict[int, list[int]] = {}
-    for entry in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            parent = int(entry.read_text().rsplit(")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-        tree.setdefault(parent, []).append(int(entry.parent.name))
-    return tree
-
-
-def descendants(pid: int) -> list[int]:
-    """Every live process below ``pid``, found through ``/proc``."""
-    tree, found, stack = _children(), [], [pid]
-    while stack:
-        for child in tree.get(stack.pop(), []):
-            found.append(child)
-            stack.append(child)
-    return found
 
 
 def end(process: subprocess.Popen[bytes] | subprocess.Popen[str]) -> None:

@@ -58,13 +58,21 @@ def claim_orphans() -> bool:
 def descendants(pid: int) -> list[int]:
     """Every live process below ``pid``, found through ``/proc``."""
     tree: dict[int, list[int]] = {}
-    for entry in Path("/proc").glob("[0-9]*/stat"):
+    # listdir, not a glob: a glob stats each entry, and one that has just exited
+    # raises ProcessLookupError from inside the glob.
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        names = []  # no /proc: nothing to find
+    for name in names:
+        if not name.isdigit():
+            continue
         try:
-            fields = entry.read_text().rsplit(")", 1)[1].split()
+            fields = Path("/proc", name, "stat").read_text().rsplit(")", 1)[1].split()
         except (OSError, IndexError):
             continue
         if fields[0] != "Z":  # a zombie is dead already: only waiting to be reaped
-            tree.setdefault(int(fields[1]), []).append(int(entry.parent.name))
+            tree.setdefault(int(fields[1]), []).append(int(name))
     found, stack = [], [pid]
     while stack:
         for child in tree.get(stack.pop(), []):

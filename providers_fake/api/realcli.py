@@ -486,13 +486,21 @@ def _group(pid: int) -> int | None:
 def _descendants(pid: int) -> list[int]:
     """The live processes below ``pid``, from /proc (none where there is no /proc)."""
     tree: dict[int, list[int]] = {}
-    for entry in Path("/proc").glob("[0-9]*/stat"):
+    # listdir, not a glob: a glob stats each entry, and one that has just exited
+    # raises ProcessLookupError from inside the glob.
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        names = []  # no /proc: nothing to find
+    for name in names:
+        if not name.isdigit():
+            continue
         try:
-            fields = entry.read_text().rsplit(")", 1)[1].split()
+            fields = Path("/proc", name, "stat").read_text().rsplit(")", 1)[1].split()
         except (OSError, IndexError):
             continue
         if fields[0] != "Z":
-            tree.setdefault(int(fields[1]), []).append(int(entry.parent.name))
+            tree.setdefault(int(fields[1]), []).append(int(name))
     found, stack = [], [pid]
     while stack:
         for child in tree.get(stack.pop(), []):
