@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness.systems.claude import models, words
+from harness.systems.claude import models, wire, words
 from harness.systems.claude.profile import ClaudeProfile
 from providers_fake.cli.claude import data
 
@@ -81,3 +81,21 @@ def test_an_id_extending_a_known_one_is_recognised() -> None:
     assert data.unrecognized_model("claude-sonnet-4-5-20250929", {}, known) is None
     assert data.unrecognized_model("claude-haiku-5-5", {}, known) is not None
     assert data.unrecognized_model("claude-opus-5x", {}, known) is not None
+
+
+def test_a_note_placed_in_a_result_joins_the_last_result_before_it_else_stands_alone() -> None:
+    # issue 24, probed on 2.1.328: a resumed turn's prompt follows the earlier turn's
+    # result in one message, and the note still goes into that result.
+    result = {"type": "tool_result", "tool_use_id": "t", "content": "ok"}
+    earlier = [
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "X"}]},
+        {"role": "user", "content": [result]},
+    ]
+    note = {"role": wire.NOTE, "content": "<system-reminder>\nN\n</system-reminder>"}
+    sent = wire.joined([*earlier, {"role": "user", "content": "prompt"}, note, dict(note)])
+    assert sent[-1]["content"][0]["content"] == (
+        "ok\n\n<system-reminder>\nN\n</system-reminder>\n\n<system-reminder>\nN\n</system-reminder>"
+    )
+    assert [m["role"] for m in sent] == ["assistant", "user"]
+    alone = wire.joined([{"role": "user", "content": "prompt"}, note, dict(note)])
+    assert alone[-1] == {"role": "system", "content": f"{note['content']}\n\n{note['content']}"}

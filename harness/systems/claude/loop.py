@@ -46,7 +46,7 @@ from typing import Any
 from harness import net
 from harness.systems.claude import failures, models, strict, validator, wire, words
 from harness.systems.claude.answer import Taking
-from harness.systems.claude.notes import Conversation
+from harness.systems.claude.notes import Conversation, card_note
 from harness.systems.claude.tools import Bench
 from harness.systems.claude.turn import Settings, Turn
 from providers_fake.cli.claude import data
@@ -147,7 +147,10 @@ class Loop:
                 turn.model,
                 turn.effort,
                 prompt,
-                [*self.talk.rendered(turn.model), *self.pending],
+                [
+                    *self.talk.rendered(turn.model),
+                    *(self.talk.placed(n["content"], turn.model) for n in self.pending),
+                ],
                 tool,
                 self.talk.resumed,
                 stream=stream,
@@ -218,7 +221,7 @@ class Loop:
             if step is None:
                 return self.last_resort(failure, turn)
             if step == failures.TOOL_SEARCH:
-                self.pending.append({"role": "system", "content": failures.TOOL_SEARCH_GONE})
+                self.pending.append(card_note(failures.TOOL_SEARCH_GONE))
             return True
         if status in failures.CASCADE:
             if FOUNDRY_WORDING in failure.message:  # B-13

@@ -130,8 +130,12 @@ def joined(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     line break at the seam, whatever it ends with.
     """
     out: list[dict[str, Any]] = []
+    from_notes: list[dict[str, Any]] = []  # system messages made of `NOTE` messages
     for message in messages:
         last = out[-1] if out else None
+        if message["role"] == NOTE:
+            _place_note(out, from_notes, message["content"])
+            continue
         if last is None or last["role"] != "user" or message["role"] != "user":
             out.append(message)
             continue
@@ -141,6 +145,35 @@ def joined(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
             seam["text"] = f"{seam['text']}\n"  # even after one already there (probed)
         last["content"] = [*before, *after]
     return out
+
+
+#: The role of a note placed on the wire (`_place_note`), never sent as such.
+NOTE = "note"
+
+
+def _place_note(out: list[dict[str, Any]], from_notes: list[dict[str, Any]], text: str) -> None:
+    """
+    A note for a model that takes notes in a tool result (`models.IN_RESULT`),
+    already wrapped: appended to the last tool result of the user message
+    before it, after the user's prompt joined to those results too (a resumed
+    turn's prompt follows the earlier turn's results in one message; probed
+    on 2.1.328 with the token note and ToolSearch's); else a system message of
+    its own, the notes in a row joined by a blank line.
+    """
+    last = out[-1] if out else None
+    if last is not None and last["role"] == "user" and isinstance(last["content"], list):
+        results = [b for b in last["content"] if b.get("type") == "tool_result"]
+        if results and isinstance(results[-1].get("content"), str):
+            block = results[-1]
+            noted = {**block, "content": f"{block['content']}\n\n{text}"}
+            last["content"] = [noted if b is block else b for b in last["content"]]
+            return
+    if last is not None and any(last is m for m in from_notes):
+        last["content"] = f"{last['content']}\n\n{text}"
+        return
+    made = {"role": "system", "content": text}
+    from_notes.append(made)
+    out.append(made)
 
 
 def _blocks(content: object) -> list[dict[str, Any]]:
@@ -347,9 +380,10 @@ def closed(
     spent the last attempt) are not kept.
     """
     turn = list(turn)
-    while turn and turn[-1]["role"] == "system":
+    while turn and turn[-1]["role"] in ("system", NOTE):
         turn.pop()  # a note for a request the turn never made is not kept (B-40)
-    out = [json.loads(json.dumps(m)) for m in (*before, *turn)]
+    # Notes placed as the model's card says land where they went on the wire.
+    out = joined([json.loads(json.dumps(m)) for m in (*before, *turn)])
     if out and out[-1]["role"] == "user":
         results = has_tool_results(out[-1])
         if continued and results:
