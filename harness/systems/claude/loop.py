@@ -419,7 +419,10 @@ class Loop:
         cut_prose = outcome == "prose" and (
             answer.midstream_error or answer.stop_reason == "max_tokens"
         )
-        if not cut_prose:  # the resumes counted are those in a row (probed, B-42)
+        nudged = not turn.nudged and _unseen(answer) and not self.talk.called_structured_output()
+        if not (cut_prose or nudged):
+            # The resumes counted are those in a row (probed, B-42); an empty answer's
+            # nudge between them does not break the row (probed on 2.1.328, issue 24).
             turn.resumes = turn.cut_offs = 0
         if answer.midstream_error and outcome == "prose":
             resumed = turn.resumes + turn.cut_offs  # one count for both kinds (probed, B-42)
@@ -440,7 +443,7 @@ class Loop:
             self.event("api_error_message", message)
             self.result({"is_error": True})
             return True
-        if not turn.nudged and _unseen(answer) and not self.talk.called_structured_output():
+        if nudged:
             turn.nudged = True  # nothing to show: one nudge before the prose rules
             self.talk.truncate(mark)  # its thinking, if any, is not sent back (probed)
             self.event("enforce_reminder", data.NO_OUTPUT_NOTICE)
