@@ -213,6 +213,11 @@ class Loop:
             ending = failures.too_long_ending(failure, self.first_exchange)
             self.ended(failure, turn, ending)
             return None
+        if status == 413 and self.talk.groups() == 1:
+            # Later in a session the CLI tries to compact the conversation first, and
+            # gives up at once when it holds a single answer (probed on 2.1.328); with
+            # more it summarises them in requests of its own (not modelled).
+            self.event("compact_failed", {"error": "too_few_groups"})
         if FOUNDRY_WORDING in failure.message and tool.get("strict") is True:
             self.foundry_gap = True  # remembered; the retry goes without strict (LOOP-10)
             return True

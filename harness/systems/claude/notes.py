@@ -132,6 +132,15 @@ class Conversation:
             return {"role": wire.NOTE, "content": words.reminder(text)}
         return {"role": "system", "content": text}
 
+    def groups(self) -> int:
+        """
+        The rounds of the session so far as the CLI's compaction counts them:
+        its assistant messages, the one that closes an earlier turn included
+        (probed on 2.1.328: a turn ended by the spent attempts and closed with
+        `wire.NO_RESPONSE` makes two).
+        """
+        return sum(m["role"] == "assistant" for m in (*self.resumed, *self.messages))
+
     def called_structured_output(self) -> bool:
         """
         Whether the model has called StructuredOutput since the prompt: an answer
