@@ -98,6 +98,9 @@ class Loop:
         #: The run ended on a request that failed (the API's error, overloads, a lost
         #: connection): the message it carried stays unanswered (B-40).
         self.unanswered = False
+        #: The run ended on its spent attempts: the turn is closed even after one answer
+        #: (probed on 2.1.328, B-40).
+        self.spent = False
         self.profile = settings.profile
         #: A refusal's tool results, shown once it is known how the refusal is met.
         self.held: list[object] = []
@@ -360,6 +363,7 @@ class Loop:
         return False
 
     def exhausted(self, turn: Turn) -> None:
+        self.spent = True
         limit = turn.allowed if isinstance(turn.allowed, int) else js_number(turn.allowed)
         message = f"Failed to provide valid structured output after {limit} attempts"
         if turn.last_rejection and self.profile.exhaustion_names_last_error:  # B-03
