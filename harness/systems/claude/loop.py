@@ -528,7 +528,9 @@ class Loop:
         self.denials += taking.denials
         self.history += taking.messages()
         turn.quiet = 0 if taking.spoke else turn.quiet + bool(taking.calls)
-        quiet = turn.quiet == QUIET_ANSWERS and self.profile.quiet_notice  # B-25
+        found = models.card(turn.model, self.profile.known_models())
+        told = self.profile.quiet_notice and found is not None and found.quiet  # B-25
+        quiet = turn.quiet == QUIET_ANSWERS and told
         if quiet and not turn.nudged_quiet and taking.outcome != "accepted":
             turn.nudged_quiet = True  # once: the model is asked to keep the user posted
             self.history.append({"role": "system", "content": QUIET_NOTICE})

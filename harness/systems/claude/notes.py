@@ -95,8 +95,10 @@ class Conversation:
         due: list[str] = list(self.attached.get(-1, ()))
         if due and place == models.IN_RESULT:
             # After a resumed turn's prompt: in the earlier turn's last result, which
-            # the prompt joins on the wire (`wire.NOTE`, probed on 2.1.328).
-            out += [{"role": wire.NOTE, "content": words.reminder(t)} for t in due]
+            # the prompt joins on the wire, else before the prompt (`wire.NOTE`, probed
+            # on 2.1.328).
+            note = {"role": wire.NOTE, wire.PROMPT_NOTE: True}
+            out += [{**note, "content": words.reminder(t)} for t in due]
             due = []
 
         def said(texts: list[str]) -> str:

@@ -134,7 +134,7 @@ def joined(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for message in messages:
         last = out[-1] if out else None
         if message["role"] == NOTE:
-            _place_note(out, from_notes, message["content"])
+            _place_note(out, from_notes, message["content"], PROMPT_NOTE in message)
             continue
         if last is None or last["role"] != "user" or message["role"] != "user":
             out.append(message)
@@ -149,16 +149,23 @@ def joined(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 #: The role of a note placed on the wire (`_place_note`), never sent as such.
 NOTE = "note"
+#: The key of a `NOTE` that belongs before the prompt of a resumed turn.
+PROMPT_NOTE = "before_prompt"
 
 
-def _place_note(out: list[dict[str, Any]], from_notes: list[dict[str, Any]], text: str) -> None:
+def _place_note(
+    out: list[dict[str, Any]], from_notes: list[dict[str, Any]], text: str, before_prompt: bool
+) -> None:
     """
     A note for a model that takes notes in a tool result (`models.IN_RESULT`),
     already wrapped: appended to the last tool result of the user message
     before it, after the user's prompt joined to those results too (a resumed
     turn's prompt follows the earlier turn's results in one message; probed
-    on 2.1.328 with the token note and ToolSearch's); else a system message of
-    its own, the notes in a row joined by a blank line.
+    on 2.1.328 with the token note and ToolSearch's).  Without such a result,
+    a resumed turn's note is a text block of its own before the prompt (the
+    CLI adds it as a user message before the prompt, joined to it; probed on
+    2.1.328 after an earlier turn that ended on prose), and any other is a
+    system message of its own, the notes in a row joined by a blank line.
     """
     last = out[-1] if out else None
     if last is not None and last["role"] == "user" and isinstance(last["content"], list):
@@ -168,6 +175,11 @@ def _place_note(out: list[dict[str, Any]], from_notes: list[dict[str, Any]], tex
             noted = {**block, "content": f"{block['content']}\n\n{text}"}
             last["content"] = [noted if b is block else b for b in last["content"]]
             return
+    if before_prompt and last is not None and last["role"] == "user":
+        blocks = _blocks(last["content"])  # the prompt is the last block
+        note = {"type": "text", "text": f"{text}\n"}  # the seam of two texts (`joined`)
+        last["content"] = [*blocks[:-1], note, blocks[-1]]
+        return
     if last is not None and any(last is m for m in from_notes):
         last["content"] = f"{last['content']}\n\n{text}"
         return
