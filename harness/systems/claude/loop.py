@@ -41,6 +41,7 @@ StructuredOutput calls and retracts their objects (LOOP-11, 13).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from harness import net
@@ -108,6 +109,10 @@ class Loop:
         self.notices: list[str] = []
         self.accepted: tuple[object] | None = None  # the last accepted input (B-10)
         self.recoveries = failures.Recoveries(self.profile.bad_request_ladder)  # B-33
+        if failures.TOOL_SEARCH_GONE in json.dumps(self.talk.resumed):
+            # An earlier turn of the session dropped tool search: the resumed session
+            # keeps it off, so a 400 ladder is shorter (probed on 2.1.328, issue 24).
+            self.recoveries.dropped.add(failures.TOOL_SEARCH)
         #: Notes sent after the conversation until an answer comes, then part of it.
         self.pending: list[dict[str, Any]] = []
         #: The CLI's estimate of the first exchange's tokens (B-39): the prompt's and
