@@ -91,11 +91,20 @@ def test_a_note_placed_in_a_result_joins_the_last_result_before_it_else_stands_a
         {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "X"}]},
         {"role": "user", "content": [result]},
     ]
-    note = {"role": wire.NOTE, "content": "<system-reminder>\nN\n</system-reminder>"}
+    wrapped = "<system-reminder>\nN\n</system-reminder>"
+    note = {"role": wire.NOTE, "content": wrapped}
     sent = wire.joined([*earlier, {"role": "user", "content": "prompt"}, note, dict(note)])
-    assert sent[-1]["content"][0]["content"] == (
-        "ok\n\n<system-reminder>\nN\n</system-reminder>\n\n<system-reminder>\nN\n</system-reminder>"
-    )
+    assert sent[-1]["content"][0]["content"] == f"ok\n\n{wrapped}\n\n{wrapped}"
     assert [m["role"] for m in sent] == ["assistant", "user"]
-    alone = wire.joined([{"role": "user", "content": "prompt"}, note, dict(note)])
-    assert alone[-1] == {"role": "system", "content": f"{note['content']}\n\n{note['content']}"}
+    # Without a result: text blocks before the last message joined, no seam's break before.
+    cut = [{"role": "assistant", "content": "x"}, {"role": "user", "content": "resume"}]
+    texts = wire.joined([*cut, {"role": "user", "content": "prompt"}, note, dict(note)])
+    assert [b["text"] for b in texts[-1]["content"]] == [
+        "resume",
+        f"{wrapped}\n",
+        f"{wrapped}\n",
+        "prompt",
+    ]
+    # After an assistant message: a system message of its own, notes in a row joined.
+    alone = wire.joined([*cut[:1], note, dict(note)])
+    assert alone[-1] == {"role": "system", "content": f"{wrapped}\n\n{wrapped}"}

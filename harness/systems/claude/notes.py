@@ -97,8 +97,7 @@ class Conversation:
             # After a resumed turn's prompt: in the earlier turn's last result, which
             # the prompt joins on the wire, else before the prompt (`wire.NOTE`, probed
             # on 2.1.328).
-            note = {"role": wire.NOTE, wire.PROMPT_NOTE: True}
-            out += [{**note, "content": words.reminder(t)} for t in due]
+            out += [{"role": wire.NOTE, "content": words.reminder(t)} for t in due]
             due = []
 
         def said(texts: list[str]) -> str:

@@ -130,62 +130,77 @@ def joined(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     line break at the seam, whatever it ends with.
     """
     out: list[dict[str, Any]] = []
-    from_notes: list[dict[str, Any]] = []  # system messages made of `NOTE` messages
+    notes = _Notes()
     for message in messages:
         last = out[-1] if out else None
         if message["role"] == NOTE:
-            _place_note(out, from_notes, message["content"], PROMPT_NOTE in message)
+            notes.place(out, message["content"])
             continue
         if last is None or last["role"] != "user" or message["role"] != "user":
             out.append(message)
             continue
         before, after = _blocks(last["content"]), _blocks(message["content"])
         seam = before[-1] if before else None
-        if seam and after and seam.get("type") == "text" and after[0].get("type") == "text":
-            seam["text"] = f"{seam['text']}\n"  # even after one already there (probed)
+        added = bool(seam and after and seam.get("type") == "text")
+        added = added and after[0].get("type") == "text"
+        if added:
+            seam["text"] = f"{seam['text']}\n"  # type: ignore[index]  # even after one there
         last["content"] = [*before, *after]
+        notes.joined = (last, len(before), added)
     return out
 
 
 #: The role of a note placed on the wire (`_place_note`), never sent as such.
 NOTE = "note"
-#: The key of a `NOTE` that belongs before the prompt of a resumed turn.
-PROMPT_NOTE = "before_prompt"
 
 
-def _place_note(
-    out: list[dict[str, Any]], from_notes: list[dict[str, Any]], text: str, before_prompt: bool
-) -> None:
-    """
-    A note for a model that takes notes in a tool result (`models.IN_RESULT`),
-    already wrapped: appended to the last tool result of the user message
-    before it, after the user's prompt joined to those results too (a resumed
-    turn's prompt follows the earlier turn's results in one message; probed
-    on 2.1.328 with the token note and ToolSearch's).  Without such a result,
-    a resumed turn's note is a text block of its own before the prompt (the
-    CLI adds it as a user message before the prompt, joined to it; probed on
-    2.1.328 after an earlier turn that ended on prose), and any other is a
-    system message of its own, the notes in a row joined by a blank line.
-    """
-    last = out[-1] if out else None
-    if last is not None and last["role"] == "user" and isinstance(last["content"], list):
-        results = [b for b in last["content"] if b.get("type") == "tool_result"]
-        if results and isinstance(results[-1].get("content"), str):
-            block = results[-1]
-            noted = {**block, "content": f"{block['content']}\n\n{text}"}
-            last["content"] = [noted if b is block else b for b in last["content"]]
+@dataclass
+class _Notes:
+    """Where `NOTE` messages go as `joined` meets them (`place`)."""
+
+    #: System messages made of notes, which later notes in a row join.
+    made: list[dict[str, Any]] = field(default_factory=list)
+    #: The last user message joined to the one before: that message, the index of
+    #: the joined message's first block, and whether the seam added a line break.
+    joined: tuple[dict[str, Any], int, bool] | None = None
+
+    def place(self, out: list[dict[str, Any]], text: str) -> None:
+        """
+        A note for a model that takes notes in a tool result (`models.IN_RESULT`),
+        already wrapped: appended to the last tool result of the user message
+        before it, after the user's prompt joined to those results too (a
+        resumed turn's prompt follows the earlier turn's results in one message;
+        probed on 2.1.328 with the token note and ToolSearch's).  Without such a
+        result, a text block of that user message before the last message joined
+        to it (a resumed turn's prompt, the enforce reminder), ending in a line
+        break, and with no seam's line break before it (probed on 2.1.328); after
+        anything else, a system message of its own, the notes in a row joined by
+        a blank line.
+        """
+        last = out[-1] if out else None
+        if last is not None and last["role"] == "user":
+            blocks = _blocks(last["content"])
+            results = [b for b in blocks if b.get("type") == "tool_result"]
+            if results and isinstance(results[-1].get("content"), str):
+                block = results[-1]
+                noted = {**block, "content": f"{block['content']}\n\n{text}"}
+                last["content"] = [noted if b is block else b for b in blocks]
+                return
+            at, seam = len(blocks) - 1, False
+            if self.joined is not None and self.joined[0] is last:
+                _, at, seam = self.joined
+            if seam:  # the note comes between the texts the seam's break was for
+                blocks[at - 1] = {**blocks[at - 1], "text": blocks[at - 1]["text"][:-1]}
+            blocks.insert(at, {"type": "text", "text": f"{text}\n"})
+            last["content"] = blocks
+            self.joined = (last, at + 1, False)
             return
-    if before_prompt and last is not None and last["role"] == "user":
-        blocks = _blocks(last["content"])  # the prompt is the last block
-        note = {"type": "text", "text": f"{text}\n"}  # the seam of two texts (`joined`)
-        last["content"] = [*blocks[:-1], note, blocks[-1]]
-        return
-    if last is not None and any(last is m for m in from_notes):
-        last["content"] = f"{last['content']}\n\n{text}"
-        return
-    made = {"role": "system", "content": text}
-    from_notes.append(made)
-    out.append(made)
+        if last is not None and any(last is m for m in self.made):
+            last["content"] = f"{last['content']}\n\n{text}"
+            return
+        made = {"role": "system", "content": text}
+        self.made.append(made)
+        out.append(made)
 
 
 def _blocks(content: object) -> list[dict[str, Any]]:
