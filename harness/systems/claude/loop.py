@@ -99,6 +99,8 @@ class Loop:
         #: The run ended on a request that failed (the API's error, overloads, a lost
         #: connection): the message it carried stays unanswered (B-40).
         self.unanswered = False
+        #: The next request goes without streaming (the silent retry of a cut stream).
+        self.unstreamed = False
         #: The run ended on its spent attempts: the turn is closed even after one answer
         #: (probed on 2.1.328, B-40).
         self.spent = False
@@ -183,6 +185,8 @@ class Loop:
             stream = True
             if self.settled(turn, answer):
                 return
+            if self.unstreamed:  # the silent retry of a cut stream (B-41)
+                self.unstreamed, stream = False, False
             if self.out_of_turns():
                 return
 
@@ -388,7 +392,9 @@ class Loop:
                 self.event("api_retry", {"attempt": turn.cuts, "status": None, "delay_ms": delay})
                 return False
             if not turn.cut_unseen:
-                turn.cut_unseen = True
+                # Sent without streaming: an SSE error in its answer comes as the API's
+                # plain error (probed on 2.1.328, issue 24).
+                turn.cut_unseen = self.unstreamed = True
                 return False
             self.connection_lost()
             return True

@@ -326,8 +326,10 @@ def read_message(response: net.Response) -> Answer:
             if kept.get("type") == "tool_use":
                 kept["raw"] = json.dumps(kept.get("input", {}))
             answer.take(kept)
-    except (ValueError, KeyError, TypeError, AttributeError):
-        answer.truncated = True
+    except net.TimeoutException:
+        raise
+    except (net.TransportError, ValueError, KeyError, TypeError, AttributeError):
+        answer.truncated = True  # a body cut off is a cut answer, as a cut stream is
     return answer
 
 
