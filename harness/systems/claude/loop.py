@@ -251,6 +251,10 @@ class Loop:
             self.ended(failure, turn)
             return None
         if status == 404 and not turn.plain:
+            if turn.fallback is not None and (turn.failures or turn.cuts):
+                # On a retry (after a retried error or a cut stream) an armed fallback
+                # takes over at once, with no resend unstreamed (probed on 2.1.328).
+                return self.fall_back(turn, turn.fallback)
             turn.plain = True
             return False
         if failures.server_error(status) and turn.fallback is not None:
