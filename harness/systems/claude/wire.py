@@ -419,7 +419,12 @@ def closed(
             out[-1]["content"].append({"type": "text", "text": CONTINUE})
         # A turn whose last request failed ends on a message nobody answered (its
         # prompt, a reminder): the next prompt joins it, as it joins lone results.
+        # Answered once since the user's last prompt of its own: a turn whose prompt
+        # joined the results of the turn before counts that turn's answer too, and is
+        # closed (probed on 2.1.328 with three turns, issue 24).
+        prompt_joined = len(before) >= 2 and before[-2]["role"] == "user"
         lone = joins_lone_answer and results and _answers(turn) == 1
+        lone = lone and not (prompt_joined and has_tool_results(before[-2]))
         if not (lone or joins_failed):
             out.append({"role": "assistant", "content": [{"type": "text", "text": NO_RESPONSE}]})
     return out
