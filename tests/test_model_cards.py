@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness.systems.claude import models, words
+from harness.systems.claude import models, wire, words
 from harness.systems.claude.profile import ClaudeProfile
 from providers_fake.cli.claude import data
 
@@ -81,3 +81,30 @@ def test_an_id_extending_a_known_one_is_recognised() -> None:
     assert data.unrecognized_model("claude-sonnet-4-5-20250929", {}, known) is None
     assert data.unrecognized_model("claude-haiku-5-5", {}, known) is not None
     assert data.unrecognized_model("claude-opus-5x", {}, known) is not None
+
+
+def test_a_note_placed_in_a_result_joins_the_last_result_before_it_else_stands_alone() -> None:
+    # issue 24, probed on 2.1.328: a resumed turn's prompt follows the earlier turn's
+    # result in one message, and the note still goes into that result.
+    result = {"type": "tool_result", "tool_use_id": "t", "content": "ok"}
+    earlier = [
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "X"}]},
+        {"role": "user", "content": [result]},
+    ]
+    wrapped = "<system-reminder>\nN\n</system-reminder>"
+    note = {"role": wire.NOTE, "content": wrapped}
+    sent = wire.joined([*earlier, {"role": "user", "content": "prompt"}, note, dict(note)])
+    assert sent[-1]["content"][0]["content"] == f"ok\n\n{wrapped}\n\n{wrapped}"
+    assert [m["role"] for m in sent] == ["assistant", "user"]
+    # Without a result: text blocks before the last message joined, no seam's break before.
+    cut = [{"role": "assistant", "content": "x"}, {"role": "user", "content": "resume"}]
+    texts = wire.joined([*cut, {"role": "user", "content": "prompt"}, note, dict(note)])
+    assert [b["text"] for b in texts[-1]["content"]] == [
+        "resume",
+        f"{wrapped}\n",
+        f"{wrapped}\n",
+        "prompt",
+    ]
+    # After an assistant message: a system message of its own, notes in a row joined.
+    alone = wire.joined([*cut[:1], note, dict(note)])
+    assert alone[-1] == {"role": "system", "content": f"{wrapped}\n\n{wrapped}"}

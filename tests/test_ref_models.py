@@ -412,3 +412,20 @@ def test_codex_words_some_errors_by_their_kind(step: dict[str, object], words: s
     last = json.loads(run.stdout.split(b"\n")[-2])
     assert (run.exit_code, len(fake.requests), last["type"]) == (1, 1, "turn.failed")
     assert last["error"]["message"].startswith(words)
+
+
+@pytest.mark.parametrize(
+    ("model", "told"), [("claude-opus-5-5", True), ("claude-sonnet-4-5", False)]
+)
+def test_only_some_models_hear_that_the_user_has_not_heard_from_them(
+    model: str, told: bool
+) -> None:
+    # B-25, probed on 2.1.328 (issue 24): six rejected calls in a row; the notice would go
+    # into the request after the fifth, for the models whose card says so only.
+    steps = [{"tool": {"cause": n}} for n in range(6)]
+    run, fake = _run_steps(
+        *steps, {"tool": GOOD}, ANTHROPIC_MODEL=model, MAX_STRUCTURED_OUTPUT_RETRIES="9"
+    )
+    heard = ["hasn't heard from you" in json.dumps(r.messages_after_prompt) for r in fake.requests]
+    assert heard == [False] * 5 + [told] * 2
+    assert _result(run)["structured_output"] == GOOD

@@ -182,6 +182,13 @@ WITNESSES: dict[str, tuple[Witness, ...]] = {
     "test_model_cards.py::test_an_id_extending_a_known_one_is_recognised": real(
         "model-claude-refusal-wording-dated-id", "model-claude-refusal-wording-unknown-model"
     ),
+    "test_model_cards.py::"
+    "test_a_note_placed_in_a_result_joins_the_last_result_before_it_else_stands_alone": real(
+        "model-claude-token-note-in-resumed-result",
+        "model-claude-tool-search-note-in-resumed-result",
+        "model-claude-token-note-before-resumed-prompt",
+        "model-claude-tool-search-note-before-reminder",
+    ),
     "test_model_cards.py::test_every_card_is_a_model_the_pinned_release_knows": (
         Machinery("the cards' table against the profile's known ids: no rule of the CLI"),
     ),
@@ -203,6 +210,9 @@ WITNESSES: dict[str, tuple[Witness, ...]] = {
     ),
     "test_ref_models.py::test_a_400_is_sent_six_times_in_all_without_api_retry_lines": real(
         "model-claude-400-cascade"
+    ),
+    "test_ref_models.py::test_only_some_models_hear_that_the_user_has_not_heard_from_them": real(
+        "model-claude-quiet-notice-not-for-sonnet-4-5", "model-claude-attempts-exponent"
     ),
     "test_ref_models.py::test_a_prompt_too_long_ends_the_first_exchange_at_once": real(
         "model-claude-prompt-too-long"

@@ -41,12 +41,13 @@ StructuredOutput calls and retracts their objects (LOOP-11, 13).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from harness import net
 from harness.systems.claude import failures, models, strict, validator, wire, words
 from harness.systems.claude.answer import Taking
-from harness.systems.claude.notes import Conversation
+from harness.systems.claude.notes import Conversation, card_note
 from harness.systems.claude.tools import Bench
 from harness.systems.claude.turn import Settings, Turn
 from providers_fake.cli.claude import data
@@ -98,6 +99,11 @@ class Loop:
         #: The run ended on a request that failed (the API's error, overloads, a lost
         #: connection): the message it carried stays unanswered (B-40).
         self.unanswered = False
+        #: The next request goes without streaming (the silent retry of a cut stream).
+        self.unstreamed = False
+        #: The run ended on its spent attempts: the turn is closed even after one answer
+        #: (probed on 2.1.328, B-40).
+        self.spent = False
         self.profile = settings.profile
         #: A refusal's tool results, shown once it is known how the refusal is met.
         self.held: list[object] = []
@@ -105,6 +111,10 @@ class Loop:
         self.notices: list[str] = []
         self.accepted: tuple[object] | None = None  # the last accepted input (B-10)
         self.recoveries = failures.Recoveries(self.profile.bad_request_ladder)  # B-33
+        if failures.TOOL_SEARCH_GONE in json.dumps(self.talk.resumed):
+            # An earlier turn of the session dropped tool search: the resumed session
+            # keeps it off, so a 400 ladder is shorter (probed on 2.1.328, issue 24).
+            self.recoveries.dropped.add(failures.TOOL_SEARCH)
         #: Notes sent after the conversation until an answer comes, then part of it.
         self.pending: list[dict[str, Any]] = []
         #: The CLI's estimate of the first exchange's tokens (B-39): the prompt's and
@@ -147,7 +157,10 @@ class Loop:
                 turn.model,
                 turn.effort,
                 prompt,
-                [*self.talk.rendered(turn.model), *self.pending],
+                [
+                    *self.talk.rendered(turn.model),
+                    *(self.talk.placed(n["content"], turn.model) for n in self.pending),
+                ],
                 tool,
                 self.talk.resumed,
                 stream=stream,
@@ -172,6 +185,8 @@ class Loop:
             stream = True
             if self.settled(turn, answer):
                 return
+            if self.unstreamed:  # the silent retry of a cut stream (B-41)
+                self.unstreamed, stream = False, False
             if self.out_of_turns():
                 return
 
@@ -210,6 +225,11 @@ class Loop:
             ending = failures.too_long_ending(failure, self.first_exchange)
             self.ended(failure, turn, ending)
             return None
+        if status == 413 and self.talk.groups() == 1:
+            # Later in a session the CLI tries to compact the conversation first, and
+            # gives up at once when it holds a single answer (probed on 2.1.328); with
+            # more it summarises them in requests of its own (not modelled).
+            self.event("compact_failed", {"error": "too_few_groups"})
         if FOUNDRY_WORDING in failure.message and tool.get("strict") is True:
             self.foundry_gap = True  # remembered; the retry goes without strict (LOOP-10)
             return True
@@ -218,7 +238,7 @@ class Loop:
             if step is None:
                 return self.last_resort(failure, turn)
             if step == failures.TOOL_SEARCH:
-                self.pending.append({"role": "system", "content": failures.TOOL_SEARCH_GONE})
+                self.pending.append(card_note(failures.TOOL_SEARCH_GONE))
             return True
         if status in failures.CASCADE:
             if FOUNDRY_WORDING in failure.message:  # B-13
@@ -231,6 +251,10 @@ class Loop:
             self.ended(failure, turn)
             return None
         if status == 404 and not turn.plain:
+            if turn.fallback is not None and (turn.failures or turn.cuts):
+                # On a retry (after a retried error or a cut stream) an armed fallback
+                # takes over at once, with no resend unstreamed (probed on 2.1.328).
+                return self.fall_back(turn, turn.fallback)
             turn.plain = True
             return False
         if failures.server_error(status) and turn.fallback is not None:
@@ -352,6 +376,7 @@ class Loop:
         return False
 
     def exhausted(self, turn: Turn) -> None:
+        self.spent = True
         limit = turn.allowed if isinstance(turn.allowed, int) else js_number(turn.allowed)
         message = f"Failed to provide valid structured output after {limit} attempts"
         if turn.last_rejection and self.profile.exhaustion_names_last_error:  # B-03
@@ -371,7 +396,9 @@ class Loop:
                 self.event("api_retry", {"attempt": turn.cuts, "status": None, "delay_ms": delay})
                 return False
             if not turn.cut_unseen:
-                turn.cut_unseen = True
+                # Sent without streaming: an SSE error in its answer comes as the API's
+                # plain error (probed on 2.1.328, issue 24).
+                turn.cut_unseen = self.unstreamed = True
                 return False
             self.connection_lost()
             return True
@@ -416,7 +443,10 @@ class Loop:
         cut_prose = outcome == "prose" and (
             answer.midstream_error or answer.stop_reason == "max_tokens"
         )
-        if not cut_prose:  # the resumes counted are those in a row (probed, B-42)
+        nudged = not turn.nudged and _unseen(answer) and not self.talk.called_structured_output()
+        if not (cut_prose or nudged):
+            # The resumes counted are those in a row (probed, B-42); an empty answer's
+            # nudge between them does not break the row (probed on 2.1.328, issue 24).
             turn.resumes = turn.cut_offs = 0
         if answer.midstream_error and outcome == "prose":
             resumed = turn.resumes + turn.cut_offs  # one count for both kinds (probed, B-42)
@@ -437,7 +467,7 @@ class Loop:
             self.event("api_error_message", message)
             self.result({"is_error": True})
             return True
-        if not turn.nudged and _unseen(answer) and not self.talk.called_structured_output():
+        if nudged:
             turn.nudged = True  # nothing to show: one nudge before the prose rules
             self.talk.truncate(mark)  # its thinking, if any, is not sent back (probed)
             self.event("enforce_reminder", data.NO_OUTPUT_NOTICE)
@@ -513,7 +543,9 @@ class Loop:
         self.denials += taking.denials
         self.history += taking.messages()
         turn.quiet = 0 if taking.spoke else turn.quiet + bool(taking.calls)
-        quiet = turn.quiet == QUIET_ANSWERS and self.profile.quiet_notice  # B-25
+        found = models.card(turn.model, self.profile.known_models())
+        told = self.profile.quiet_notice and found is not None and found.quiet  # B-25
+        quiet = turn.quiet == QUIET_ANSWERS and told
         if quiet and not turn.nudged_quiet and taking.outcome != "accepted":
             turn.nudged_quiet = True  # once: the model is asked to keep the user posted
             self.history.append({"role": "system", "content": QUIET_NOTICE})

@@ -17,10 +17,12 @@ knows, as ``ANTHROPIC_MODEL`` and as ``--fallback-model``):
 
 Which models hear the token count changed with the release: every model up
 to 2.1.312 (`ClaudeProfile.token_notes`), from 2.1.314 only those whose card
-says so.  Two models also get a planning hint at the end of such a request
-(B-35), and a refusal is worded per model (B-09): briefly, or naming a support
-article.  A model a release does not know takes the card of the longest
-model id it starts with (2.1.235 treats claude-sonnet-5-5 as claude-sonnet-5).
+says so.  Only four models are told that the user has not heard from them in
+a while (B-25: Opus 5.5, Sonnet 5.5, Fable 5.1, Mythos 5.1).  Two models also
+get a planning hint at the end of such a request (B-35), and a refusal is
+worded per model (B-09): briefly, or naming a support article.  A model a
+release does not know takes the card of the longest model id it starts with
+(2.1.235 treats claude-sonnet-5-5 as claude-sonnet-5).
 """
 
 from __future__ import annotations
@@ -57,6 +59,9 @@ class Card:
     hint: bool = False
     #: The support article a refusal's message names (B-09); None: the brief wording.
     article: str | None = None
+    #: Whether the model is told when it has not spoken to the user in a while (B-25;
+    #: probed on 2.1.328 with every model the release knows, and a model it does not).
+    quiet: bool = False
 
 
 #: The support article of a refusal by a model without a card of its own article.
@@ -82,15 +87,19 @@ CARDS: dict[str, Card] = {
     "claude-opus-4-7": _older("Opus 4.7", "January 2026"),
     "claude-opus-4-8": Card("Opus 4.8", "January 2026"),
     "claude-opus-5": Card("Opus 5", "May 2026", article="16049681"),
-    "claude-opus-5-5": Card("Opus 5.5", "June 2026", tokens=False, article=DEFAULT_ARTICLE),
+    "claude-opus-5-5": Card(
+        "Opus 5.5", "June 2026", tokens=False, article=DEFAULT_ARTICLE, quiet=True
+    ),
     "claude-sonnet-5": Card("Sonnet 5", "January 2026", wrapped=True),
-    "claude-sonnet-5-5": Card("Sonnet 5.5", "June 2026", tokens=False, article=DEFAULT_ARTICLE),
+    "claude-sonnet-5-5": Card(
+        "Sonnet 5.5", "June 2026", tokens=False, article=DEFAULT_ARTICLE, quiet=True
+    ),
     "claude-haiku-5-5": Card("Haiku 5.5", "June 2026"),
     "claude-fable-5": Card("Fable 5", "January 2026", article=_FABLE),
-    "claude-fable-5-1": Card("Fable 5.1", "June 2026", hint=True, article=_FABLE),
+    "claude-fable-5-1": Card("Fable 5.1", "June 2026", hint=True, article=_FABLE, quiet=True),
     "claude-fable-5-2": Card("Fable 5.2", "June 2026", tokens=False, article=_FABLE),
     "claude-mythos-5": Card("Mythos 5", "January 2026"),
-    "claude-mythos-5-1": Card("Mythos 5.1", "June 2026", hint=True),
+    "claude-mythos-5-1": Card("Mythos 5.1", "June 2026", hint=True, quiet=True),
     "claude-mythos-5-2": Card("Mythos 5.2", "June 2026", tokens=False),
 }
 # fmt: on

@@ -19,6 +19,15 @@ from harness.systems.claude import models, wire, words
 from harness.systems.claude.profile import ClaudeProfile
 from providers_fake.cli.claude import data
 
+#: The key that marks a system note of the loop's own placed as the model's card says
+#: (`Conversation.placed`); it never goes on the wire.
+CARD_PLACED = "card_placed"
+
+
+def card_note(text: str) -> dict[str, Any]:
+    """A note of the loop's own, kept in the conversation, placed per model (`placed`)."""
+    return {"role": "system", "content": text, CARD_PLACED: True}
+
 
 @dataclass
 class Conversation:
@@ -84,11 +93,20 @@ class Conversation:
         place, wrapped = (found.place, found.wrapped) if found else (models.IN_SYSTEM, False)
         out: list[dict[str, Any]] = []
         due: list[str] = list(self.attached.get(-1, ()))
+        if due and place == models.IN_RESULT:
+            # After a resumed turn's prompt: in the earlier turn's last result, which
+            # the prompt joins on the wire, else before the prompt (`wire.NOTE`, probed
+            # on 2.1.328).
+            out += [{"role": wire.NOTE, "content": words.reminder(t)} for t in due]
+            due = []
 
         def said(texts: list[str]) -> str:
             return "\n\n".join(words.reminder(t) if wrapped else t for t in texts)
 
         for i, message in enumerate(self.messages):
+            if CARD_PLACED in message:
+                out.append(self.placed(message["content"], model))
+                continue
             if due and message["role"] != "user":
                 text, due = said(due), []
                 if message["role"] == "system" and isinstance(message["content"], str):
@@ -102,6 +120,27 @@ class Conversation:
         if due:
             out.append({"role": "system", "content": said(due)})
         return out
+
+    def placed(self, text: str, model: str) -> dict[str, Any]:
+        """
+        A note of the loop's own that goes where ``model``'s card puts notes
+        (ToolSearch's, B-33): in the last tool result before it, wrapped, for
+        the models that take notes there (probed on 2.1.328 with Sonnet 4.5
+        as the model and as the fallback); else a system message.
+        """
+        found = models.card(model, self.profile.known_models())
+        if found is not None and found.place == models.IN_RESULT:
+            return {"role": wire.NOTE, "content": words.reminder(text)}
+        return {"role": "system", "content": text}
+
+    def groups(self) -> int:
+        """
+        The rounds of the session so far as the CLI's compaction counts them:
+        its assistant messages, the one that closes an earlier turn included
+        (probed on 2.1.328: a turn ended by the spent attempts and closed with
+        `wire.NO_RESPONSE` makes two).
+        """
+        return sum(m["role"] == "assistant" for m in (*self.resumed, *self.messages))
 
     def called_structured_output(self) -> bool:
         """

@@ -212,7 +212,7 @@ def run_claude(
         [*resumed, prompted],
         history,
         profile.continue_note,
-        profile.joins_lone_answer,
+        profile.joins_lone_answer and not loop.spent,
         profile.joins_failed_turn and loop.unanswered,
     )
     stdout = _stream(out, "stdout")

@@ -130,17 +130,77 @@ def joined(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     line break at the seam, whatever it ends with.
     """
     out: list[dict[str, Any]] = []
+    notes = _Notes()
     for message in messages:
         last = out[-1] if out else None
+        if message["role"] == NOTE:
+            notes.place(out, message["content"])
+            continue
         if last is None or last["role"] != "user" or message["role"] != "user":
             out.append(message)
             continue
         before, after = _blocks(last["content"]), _blocks(message["content"])
         seam = before[-1] if before else None
-        if seam and after and seam.get("type") == "text" and after[0].get("type") == "text":
-            seam["text"] = f"{seam['text']}\n"  # even after one already there (probed)
+        added = bool(seam and after and seam.get("type") == "text")
+        added = added and after[0].get("type") == "text"
+        if added:
+            seam["text"] = f"{seam['text']}\n"  # type: ignore[index]  # even after one there
         last["content"] = [*before, *after]
+        notes.joined = (last, len(before), added)
     return out
+
+
+#: The role of a note placed on the wire (`_place_note`), never sent as such.
+NOTE = "note"
+
+
+@dataclass
+class _Notes:
+    """Where `NOTE` messages go as `joined` meets them (`place`)."""
+
+    #: System messages made of notes, which later notes in a row join.
+    made: list[dict[str, Any]] = field(default_factory=list)
+    #: The last user message joined to the one before: that message, the index of
+    #: the joined message's first block, and whether the seam added a line break.
+    joined: tuple[dict[str, Any], int, bool] | None = None
+
+    def place(self, out: list[dict[str, Any]], text: str) -> None:
+        """
+        A note for a model that takes notes in a tool result (`models.IN_RESULT`),
+        already wrapped: appended to the last tool result of the user message
+        before it, after the user's prompt joined to those results too (a
+        resumed turn's prompt follows the earlier turn's results in one message;
+        probed on 2.1.328 with the token note and ToolSearch's).  Without such a
+        result, a text block of that user message before the last message joined
+        to it (a resumed turn's prompt, the enforce reminder), ending in a line
+        break, and with no seam's line break before it (probed on 2.1.328); after
+        anything else, a system message of its own, the notes in a row joined by
+        a blank line.
+        """
+        last = out[-1] if out else None
+        if last is not None and last["role"] == "user":
+            blocks = _blocks(last["content"])
+            results = [b for b in blocks if b.get("type") == "tool_result"]
+            if results and isinstance(results[-1].get("content"), str):
+                block = results[-1]
+                noted = {**block, "content": f"{block['content']}\n\n{text}"}
+                last["content"] = [noted if b is block else b for b in blocks]
+                return
+            at, seam = len(blocks) - 1, False
+            if self.joined is not None and self.joined[0] is last:
+                _, at, seam = self.joined
+            if seam:  # the note comes between the texts the seam's break was for
+                blocks[at - 1] = {**blocks[at - 1], "text": blocks[at - 1]["text"][:-1]}
+            blocks.insert(at, {"type": "text", "text": f"{text}\n"})
+            last["content"] = blocks
+            self.joined = (last, at + 1, False)
+            return
+        if last is not None and any(last is m for m in self.made):
+            last["content"] = f"{last['content']}\n\n{text}"
+            return
+        made = {"role": "system", "content": text}
+        self.made.append(made)
+        out.append(made)
 
 
 def _blocks(content: object) -> list[dict[str, Any]]:
@@ -266,8 +326,10 @@ def read_message(response: net.Response) -> Answer:
             if kept.get("type") == "tool_use":
                 kept["raw"] = json.dumps(kept.get("input", {}))
             answer.take(kept)
-    except (ValueError, KeyError, TypeError, AttributeError):
-        answer.truncated = True
+    except net.TimeoutException:
+        raise
+    except (net.TransportError, ValueError, KeyError, TypeError, AttributeError):
+        answer.truncated = True  # a body cut off is a cut answer, as a cut stream is
     return answer
 
 
@@ -347,16 +409,22 @@ def closed(
     spent the last attempt) are not kept.
     """
     turn = list(turn)
-    while turn and turn[-1]["role"] == "system":
+    while turn and turn[-1]["role"] in ("system", NOTE):
         turn.pop()  # a note for a request the turn never made is not kept (B-40)
-    out = [json.loads(json.dumps(m)) for m in (*before, *turn)]
+    # Notes placed as the model's card says land where they went on the wire.
+    out = joined([json.loads(json.dumps(m)) for m in (*before, *turn)])
     if out and out[-1]["role"] == "user":
         results = has_tool_results(out[-1])
         if continued and results:
             out[-1]["content"].append({"type": "text", "text": CONTINUE})
         # A turn whose last request failed ends on a message nobody answered (its
         # prompt, a reminder): the next prompt joins it, as it joins lone results.
+        # Answered once since the user's last prompt of its own: a turn whose prompt
+        # joined the results of the turn before counts that turn's answer too, and is
+        # closed (probed on 2.1.328 with three turns, issue 24).
+        prompt_joined = len(before) >= 2 and before[-2]["role"] == "user"
         lone = joins_lone_answer and results and _answers(turn) == 1
+        lone = lone and not (prompt_joined and has_tool_results(before[-2]))
         if not (lone or joins_failed):
             out.append({"role": "assistant", "content": [{"type": "text", "text": NO_RESPONSE}]})
     return out

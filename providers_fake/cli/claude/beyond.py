@@ -281,3 +281,37 @@ def notice(renderer: ClaudeRenderer, fields: dict[str, object]) -> None:
             "session_id": renderer.session_id,
         }
     )
+
+
+def compact_failed(renderer: ClaudeRenderer, fields: dict[str, object]) -> None:
+    """
+    The CLI's try at compacting the conversation after a 413 later in a
+    session, given up before any request (``{error}``: ``too_few_groups``
+    when the conversation holds a single answer): two system/status lines in
+    stream-json, nothing otherwise (probed on 2.1.328).
+    """
+    if renderer.mode != "stream-json":
+        return
+    renderer._close_message()
+    session = renderer.session_id
+    compacting = {"status": "compacting", "compact_output_chars": 0}
+    renderer.emit(
+        {
+            "type": "system",
+            "subtype": "status",
+            **compacting,
+            "session_id": session,
+            "uuid": renderer.ids.uuid4(),
+        }
+    )
+    error = str_field("compact_failed", fields, "error", "too_few_groups")
+    failed = {"status": None, "compact_result": "failed", "compact_error": error}
+    renderer.emit(
+        {
+            "type": "system",
+            "subtype": "status",
+            **failed,
+            "session_id": session,
+            "uuid": renderer.ids.uuid4(),
+        }
+    )

@@ -223,6 +223,9 @@ class ClaudeRenderer(Renderer):
     def _on_notice(self, arg: object) -> None:
         _more.notice(self, dict_arg("notice", arg))
 
+    def _on_compact_failed(self, arg: object) -> None:
+        _more.compact_failed(self, dict_arg("compact_failed", arg or {}))
+
     def _on_api_error_message(self, arg: object) -> None:
         if isinstance(arg, dict):
             text = str_field("api_error_message", arg, "text", data.MIDSTREAM_ERROR)
@@ -467,6 +470,7 @@ class ClaudeCli(Cli):
             "answer_end",
             "thinking",
             "notice",
+            "compact_failed",
         }
     )
     options = (*OPTIONS, (("-v", "--version"), "version", FLAG, "", ()))
