@@ -11,7 +11,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from harness.systems.codebuddy import HORIZON, Ending, Loop, Step, predict
+from harness.systems.codebuddy import HORIZON, Ending, Loop, Step, predict, rebuilt
 from providers_fake.api.script import HttpError, Script
 from tests import codebuddy_captures as captures
 
@@ -124,3 +124,37 @@ def test_the_rules_walk_scripts_the_captures_do_not_cover(
             break
     assert ending is not None
     assert (ending.subtype, ending.result, ending.requests, ending.rule) == expected
+
+
+def _call(ids: str, text: str | None = None) -> list[dict[str, object]]:
+    """An assistant message of one call per id (with `text`), then the calls' results."""
+    function = {"name": "StructuredOutput", "arguments": "{}"}
+    message: dict[str, object] = {"role": "assistant"}
+    if text is not None:
+        message["content"] = [{"type": "text", "text": text, "annotations": []}]
+    message["tool_calls"] = [{"id": i, "type": "function", "function": function} for i in ids]
+    results: list[dict[str, object]] = [
+        {"role": "tool", "content": f"r{i}", "tool_call_id": i} for i in ids
+    ]
+    return [message, *results]
+
+
+def test_a_restarted_request_sends_one_message_per_call() -> None:
+    """C-08, probed: after a re-ask, an unknown tool or a cut, each call is a message of its own."""
+    said: dict[str, object] = {"role": "assistant", "content": [{"type": "text", "text": "x"}]}
+    reask: dict[str, object] = {"role": "user", "content": "again"}
+    got = rebuilt([*_call("ab", "Hi."), said, reask])
+    assert got == [*_call("a", "Hi."), *_call("b"), said, reask]
+    assert rebuilt([*_call("abc"), *_call("d")]) == [
+        *_call("a"),
+        *_call("b"),
+        *_call("c"),
+        *_call("d"),
+    ]
+
+
+def test_a_message_of_one_call_is_sent_again_as_it_was() -> None:
+    said: dict[str, object] = {"role": "assistant", "content": "x"}
+    conversation = [*_call("a", "Hi."), *_call("b"), said]
+    assert rebuilt(conversation) == conversation
+    assert rebuilt([]) == []

@@ -42,7 +42,12 @@ prompt is the first turn; a re-ask (C-03) is a turn of its own.
   ["aborted"]``); a re-ask forgets it (on json and text, the first turn
   that met C-04 or C-06 ends the run so, the error on stderr alone);
 - **C-07** ``--max-turns N`` stops asking after N requests, prints ``Max turns
-  (N) exceeded`` and then waits without a result (`Ending.WAITS`).
+  (N) exceeded`` and then waits without a result (`Ending.WAITS`);
+- **C-08** within a turn the conversation goes back as it was answered, but a
+  request that starts again (a re-ask, C-04's or C-06's retry) sends it
+  rebuilt from the session's items: a message of several calls becomes one
+  assistant message per call, each followed by its own result, the message's
+  text with the first (`rebuilt`).
 
 The CLI exits 0 whenever it prints a result, ``error_during_execution``
 included.  An adaptor bounds the runs that wait (a timeout, or stopping at
@@ -52,7 +57,7 @@ the ``Max turns`` text): the machine says where they stop, not when.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from providers_fake.api.script import STRUCTURED_OUTPUT, HttpError, Script
@@ -82,6 +87,43 @@ def not_found(name: str) -> str:
 def max_turns_text(limit: int) -> str:
     """What the CLI shows when ``--max-turns`` stops it (C-07)."""
     return f"Max turns ({limit}) exceeded"
+
+
+Message = dict[str, object]
+
+
+def rebuilt(messages: Sequence[Message]) -> list[Message]:
+    """
+    The conversation as CodeBuddy Code sends it when a request starts again
+    (C-08): it keeps each call as an item of its own (the json array shows
+    them) and turns the items back into messages one call at a time, so an
+    assistant message of several calls and the results after it become one
+    message per call, each followed by its result.  Probed on 2.117.0 after a
+    re-ask, an unknown tool and a cut stream, with and without text in the
+    message; a message of one call, text or a user message is sent as it was.
+    """
+    out: list[Message] = []
+    index = 0
+    while index < len(messages):
+        message = messages[index]
+        calls = message.get("tool_calls")
+        index += 1
+        if message.get("role") != "assistant" or not isinstance(calls, list) or len(calls) < 2:
+            out.append(message)
+            continue
+        results: dict[object, Message] = {}
+        while index < len(messages) and messages[index].get("role") == "tool":
+            results[messages[index].get("tool_call_id")] = messages[index]
+            index += 1
+        for number, call in enumerate(calls):
+            head = {k: v for k, v in message.items() if k != "tool_calls" and number == 0}
+            one: Message = {**head, "role": "assistant", "tool_calls": [call]}
+            out.append(one)
+            result = results.pop(call.get("id") if isinstance(call, dict) else None, None)
+            if result is not None:
+                out.append(result)
+        out += results.values()
+    return out
 
 
 class Ending(enum.Enum):

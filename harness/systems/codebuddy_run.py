@@ -313,14 +313,14 @@ class _Chat:
         if not answer.done:  # C-06
             renderer.event("api_error_message", {"text": rules.ABORTED})
             renderer.event("recovery", None)
-            self._note(NETWORK_NOTE)
+            self._restart(NETWORK_NOTE)
             loop.cut()
             return True
         unknown = [c["name"] for c in answer.calls if c["name"] not in rules.TOOLS]
         if unknown:  # C-04: the answer is dropped, a note joins the last user message
             renderer.event("api_error_message", {"text": rules.not_found(unknown[0])})
             renderer.event("recovery", None)
-            self._note(recovery_text(unknown[0]))
+            self._restart(recovery_text(unknown[0]))
             loop.unknown(unknown[0])
             return True
         if answer.calls:
@@ -332,7 +332,7 @@ class _Chat:
             renderer.event("text", answer.text)
             renderer.event("enforce_reminder", "")
             reask = {"type": "text", "text": reask_text(self.schema.text)}
-            self.messages.append({"role": "user", "content": [reask]})
+            self.messages = [*rules.rebuilt(self.messages), {"role": "user", "content": [reask]}]
             return True
         ending = loop.ending
         assert ending is not None
@@ -347,8 +347,13 @@ class _Chat:
         renderer.event("result", fields)
         return False
 
-    def _note(self, text: str) -> None:
-        """An error-recovery note: joins the last user message, or is one after tool results."""
+    def _restart(self, text: str) -> None:
+        """
+        The request sent again (C-04, C-06): the conversation rebuilt (C-08) and an
+        error-recovery note, joining the last user message or one of its own after
+        tool results.
+        """
+        self.messages = rules.rebuilt(self.messages)
         note = {"type": "text", "text": text}
         last = self.messages[-1]
         parts = last.get("content")
