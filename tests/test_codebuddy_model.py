@@ -12,6 +12,8 @@ import jsonschema
 import pytest
 
 from harness.systems.codebuddy import HORIZON, Ending, Loop, Step, predict, rebuilt
+from harness.systems.codebuddy_run import ToolSchema
+from harness.systems.profiles import CodeBuddyProfile
 from providers_fake.api.script import HttpError, Script
 from tests import codebuddy_captures as captures
 
@@ -158,3 +160,27 @@ def test_a_message_of_one_call_is_sent_again_as_it_was() -> None:
     conversation = [*_call("a", "Hi."), *_call("b"), said]
     assert rebuilt(conversation) == conversation
     assert rebuilt([]) == []
+
+
+def _judged(schema: object, value: object) -> str | None:
+    """The tool result CodeBuddy's reference sends for a call (None: accepted)."""
+    text = json.dumps(schema)
+    return ToolSchema.of(text, CodeBuddyProfile.of(None)).verdict(json.dumps(value))
+
+
+def test_a_schema_naming_a_format_judges_nothing() -> None:
+    """Probed: CodeBuddy's Ajv checks formats and knows none, so the schema does not compile."""
+    named = {"type": "object", "properties": {"id": {"type": "string", "format": "date-time"}}}
+    assert _judged(named, 5) is None
+    assert _judged({**named, "properties": {"id": {"type": "string"}}}, 5) == (
+        "Output does not match required schema: root: must be object"
+    )
+
+
+def test_multiple_of_is_judged_on_the_exact_quotient() -> None:
+    """Probed: 0.3 is refused as a multiple of 0.1 (no multipleOfPrecision), 0.5 is taken."""
+    schema = {"type": "object", "properties": {"n": {"type": "number", "multipleOf": 0.1}}}
+    assert _judged(schema, {"n": 0.3}) == (
+        "Output does not match required schema: /n: must be multiple of 0.1"
+    )
+    assert _judged(schema, {"n": 0.5}) is None

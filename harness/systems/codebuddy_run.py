@@ -108,7 +108,7 @@ class CodeBuddyRun:
 
 
 @dataclass(frozen=True)
-class _Schema:
+class ToolSchema:
     """The ``--json-schema`` as the CLI takes it: what it sends, and how it judges a call."""
 
     text: str
@@ -116,7 +116,7 @@ class _Schema:
     judges: bool
 
     @classmethod
-    def of(cls, text: str, profile: CodeBuddyProfile) -> _Schema:
+    def of(cls, text: str, profile: CodeBuddyProfile) -> ToolSchema:
         try:
             value = json.loads(text)
         except ValueError:
@@ -126,15 +126,22 @@ class _Schema:
             return cls(text, wrapper, False)
         # The parameters are the schema as parsed (numbers JSON.parse may round are
         # compared as Python reads them on both sides: `run.RACY_PARAMETERS`).
-        compiled = validator.compile_schema(text)
+        compiled = validator.compile_schema(text, formats=True)
         return cls(text, value, not isinstance(compiled, validator.Refusal))
 
     def verdict(self, arguments: str) -> str | None:
         """The validation message for a call's arguments, None when accepted."""
         if not self.judges:
             return None
-        # CodeBuddy words each error without the detail Claude Code adds (params=False).
-        return validator.check(self.text, arguments, params=False, raw=True).error
+        # CodeBuddy Code's Ajv, beside Claude Code's (probed on 2.117.0): each error without
+        # the detail Claude Code adds, the input as it came (a number or an array against an
+        # object schema is `root: must be object`), exact multipleOf quotients (0.3 is no
+        # multiple of 0.1), and format checks on with no format known (a schema naming any
+        # `format` does not compile, so every call is taken: `of`).
+        verdict = validator.check(
+            self.text, arguments, params=False, raw=True, precision=None, formats=True
+        )
+        return verdict.error
 
 
 @dataclass
@@ -228,7 +235,7 @@ def run_codebuddy(
     )
     renderer = _Renderer(ctx)
     renderer.event("init", None)
-    chat = _Chat(client, base_url, prompt, _Schema.of(schema, CodeBuddyProfile.of(version)))
+    chat = _Chat(client, base_url, prompt, ToolSchema.of(schema, CodeBuddyProfile.of(version)))
     loop = rules.Loop(
         max_turns,
         reasks=0 if output_format == "text" else rules.PROSE_REASKS,
@@ -244,7 +251,7 @@ def run_codebuddy(
 class _Chat:
     """The conversation with the API: the messages so far, each request, each answer read."""
 
-    def __init__(self, client: net.Client, base_url: str, prompt: str, schema: _Schema) -> None:
+    def __init__(self, client: net.Client, base_url: str, prompt: str, schema: ToolSchema) -> None:
         self.client = client
         self.url = base_url.rstrip("/") + "/chat/completions"
         self.schema = schema
