@@ -202,6 +202,14 @@ def test_costs_are_printed_as_javascript_prints_them(tmp_path: Path) -> None:
     )
 
 
+def test_indented_json_is_laid_out_as_json_stringify_lays_it_out() -> None:
+    """``JSON.stringify(value, null, 2)``: what CodeBuddy prints on text (probed)."""
+    value = {"2": [1e21, 1e-6, {}], "a": {"b": [], "c": 1.0}, "d": "\u2028"}
+    printed = '{\n  "2": [\n    1e+21,\n    0.000001,\n    {}\n  ],\n  "a": {\n    "b": [],'
+    assert dumps_js(value, indent=2) == printed + '\n    "c": 1\n  },\n  "d": "\u2028"\n}'
+    assert dumps_js(value) == '{"2":[1e+21,0.000001,{}],"a":{"b":[],"c":1},"d":"\u2028"}'
+
+
 # -- Codex ---------------------------------------------------------------------------------
 
 

@@ -43,6 +43,7 @@ from providers_fake.cli.base import Context
 from providers_fake.cli.claude.result import ABSENT
 from providers_fake.cli.codebuddy import CLI, DEFAULT_MODEL, REMINDERS, CodeBuddyRenderer
 from providers_fake.cli.ids import Ids
+from providers_fake.cli.jsonout import dumps_js
 from providers_fake.cli.types import Output
 
 if TYPE_CHECKING:
@@ -179,7 +180,8 @@ class _Renderer(CodeBuddyRenderer):
     def print_result(self, record: dict[str, object]) -> None:
         """
         On json and text an error result is its errors on stderr, nothing on
-        stdout; on text a result that is JSON is printed indented by two (probed).
+        stdout; on text a result that is JSON is printed again by JavaScript,
+        indented by two (probed: ``1e-7``, ``1`` for ``1.0``, integer-like keys first).
         """
         errors = record.get("errors")
         failed = record.get("subtype") != "success" and isinstance(errors, list)
@@ -189,11 +191,11 @@ class _Renderer(CodeBuddyRenderer):
         text = record.get("result")
         if self.mode == "text" and isinstance(text, str):
             try:
-                value = jsonvalue.loads(text)
+                jsonvalue.loads(text)
             except ValueError:
                 pass
-            else:
-                self.write_text(json.dumps(value, indent=2, ensure_ascii=False))
+            else:  # JSON.stringify(JSON.parse(text), null, 2): JavaScript's numbers and key order
+                self.write_text(dumps_js(validator.normalized(text), indent=2))
                 return
         super().print_result(record)
 
