@@ -99,6 +99,14 @@ def _taking(value: object) -> bool:
         # ... and on json or text without one too (no re-ask forgets it).
         ([{"tool": {}, "tool_name": "Deploy"}, {"text": "D"}], {"forgets": False},
          ("error_during_execution", None, 2, "C-04")),
+        # ... and on stream-json when no re-ask follows (a schema that is no object).
+        ([{"tool": {}, "tool_name": "Deploy"}, {"text": "D"}], {"reasks": 0},
+         ("error_during_execution", None, 2, "C-04")),
+        # An error of the last re-ask's turn is forgotten (probed on stream-json and json).
+        ([*({"text": f"P{i}"} for i in range(3)), {"tool": {}, "tool_name": "Nope"},
+          {"text": "P3"}], {}, ("success", "P0", 5, "C-03")),
+        ([*({"text": f"P{i}"} for i in range(3)), {"tool": {}, "tool_name": "Nope"},
+          {"text": "P3"}], {"forgets": False, "last_result": True}, ("success", "P3", 5, "C-03")),
         # C-06: a cut before a prose answer recovers like C-04 (the run succeeds).
         ([{"text": "x", "truncate_after": 1}, {"text": "A"}], {}, ("success", "A", 5, "C-03")),
     ],
@@ -184,3 +192,14 @@ def test_multiple_of_is_judged_on_the_exact_quotient() -> None:
         "Output does not match required schema: /n: must be multiple of 0.1"
     )
     assert _judged(schema, {"n": 0.5}) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "reasks"),
+    [("{}", True), ("[]", True), ('[{"type": "object"}]', True), ("true", False), ("5", False),
+     ("null", False), ('"s"', False), ("not json", False), ("NaN", False), ("[NaN]", False)],
+)  # fmt: skip
+def test_only_a_schema_that_is_an_object_or_an_array_is_re_asked(text: str, reasks: bool) -> None:
+    """C-03, probed: prose is re-asked only when the --json-schema parses as an object or array
+    (NaN is no JSON to JSON.parse)."""
+    assert ToolSchema.of(text, CodeBuddyProfile.of(None)).reasks is reasks

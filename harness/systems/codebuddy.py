@@ -23,7 +23,8 @@ prompt is the first turn; a re-ask (C-03) is a turn of its own.
   the model is asked again, without limit (`CodeBuddyProfile.schema_retry_limit`);
 - **C-03** a turn that ends without an accepted call is followed by a re-ask
   (a user message naming the tool and the schema, printed as a snapshot), at
-  most three times (never on ``--output-format text``); the turn after the
+  most three times (never on ``--output-format text``, nor when the
+  ``--json-schema`` does not parse as a JSON object or array); the turn after the
   last re-ask ends the run as
   ``success``, with ``structured_output`` only if a call was accepted.  The
   answer ending a re-ask turn that ends the run is not printed on stream-json
@@ -33,7 +34,8 @@ prompt is the first turn; a re-ask (C-03) is a turn of its own.
   same request is sent again with a recovery note in the prompt (a snapshot
   shows it).  If the turn then ends with an accepted call and no re-ask
   follows, the run ends as ``error_during_execution`` with that text as its
-  error and no output; a re-ask forgets it;
+  error and no output; a re-ask forgets it (on stream-json; with no re-ask to
+  follow, the first turn's error ends the run so too);
 - **C-05** an HTTP error or a mid-stream error is shown and then waited on for
   minutes: the run does not end by itself (`Ending.WAITS`);
 - **C-06** a stream cut before ``[DONE]`` is shown as ``aborted`` and asked
@@ -162,11 +164,13 @@ class Loop:
     """The rules as a state machine: feed it each answer, it says what the CLI does next."""
 
     max_turns: int | None = None
-    #: Re-asks after a turn without an accepted call: none on ``--output-format text``.
+    #: Re-asks after a turn without an accepted call: none on ``--output-format text``
+    #: nor when the ``--json-schema`` is no JSON object or array.
     reasks: int = PROSE_REASKS
     #: Whether a re-ask forgets a C-04/C-06 error of the first turn: on stream-json only;
-    #: on json and text that turn ends the run as error_during_execution, its error on
-    #: stderr (an error of a later turn is forgotten on every format).
+    #: on json and text, or with no re-ask to follow, that turn ends the run as
+    #: error_during_execution (on json and text its error on stderr); an error of a
+    #: later turn is forgotten on every format.
     forgets: bool = True
     #: Whether the result's text is the last turn's (json and text) or the first's.
     last_result: bool = False
@@ -219,8 +223,11 @@ class Loop:
             self.first_text = text
         self.last_text = text
         result = self.last_text if self.recovered or self.last_result else self.first_text or ""
-        first = self.error_turn == 0
-        if self.error is not None and (self.accepted is not None or (first and not self.forgets)):
+        # A re-ask forgets an error of the first turn on stream-json; on json and text, or
+        # when no re-ask follows (text output, a schema that is no object), it ends the run.
+        forgotten = self.forgets and self.turn < self.reasks
+        first = self.error_turn == 0 and not forgotten
+        if self.error is not None and (self.accepted is not None or first):
             rule = "C-06" if self.error == ABORTED else "C-04"
             self.ending = Prediction(Ending.RESULT, self.requests, "error_during_execution",
                                      errors=(self.error,), rule=rule)  # fmt: skip

@@ -115,16 +115,20 @@ class ToolSchema:
     text: str
     parameters: object
     judges: bool
+    #: Whether a turn without an accepted call is re-asked (C-03): only when the text
+    #: parses as a JSON object or array (probed: not for ``true``, ``5``, ``null`` or
+    #: ``not json``, whatever the turn said).
+    reasks: bool = True
 
     @classmethod
     def of(cls, text: str, profile: CodeBuddyProfile) -> ToolSchema:
         try:
-            value = json.loads(text)
+            value = json.loads(text, parse_constant=_no_constant)
         except ValueError:
             value = None
         if not isinstance(value, dict):
             wrapper = profile.structured_output_parameters.get("invalid_schema")
-            return cls(text, wrapper, False)
+            return cls(text, wrapper, False, isinstance(value, list))
         # The parameters are the schema as parsed (numbers JSON.parse may round are
         # compared as Python reads them on both sides: `run.RACY_PARAMETERS`).
         compiled = validator.compile_schema(text, formats=True)
@@ -237,10 +241,11 @@ def run_codebuddy(
     )
     renderer = _Renderer(ctx)
     renderer.event("init", None)
-    chat = _Chat(client, base_url, prompt, ToolSchema.of(schema, CodeBuddyProfile.of(version)))
+    taken = ToolSchema.of(schema, CodeBuddyProfile.of(version))
+    chat = _Chat(client, base_url, prompt, taken)
     loop = rules.Loop(
         max_turns,
-        reasks=0 if output_format == "text" else rules.PROSE_REASKS,
+        reasks=rules.PROSE_REASKS if output_format != "text" and taken.reasks else 0,
         forgets=output_format == "stream-json",
         last_result=output_format != "stream-json",
     )
@@ -405,6 +410,11 @@ class _Chat:
         renderer.event("structured_output_calls", printed)
         loop.calls(verdicts)
         self.messages += [message, *results]
+
+
+def _no_constant(name: str) -> object:
+    """``NaN`` and the infinities are no JSON to ``JSON.parse``."""
+    raise ValueError(f"{name} is not JSON")
 
 
 def _arguments(text: str) -> object:
