@@ -32,6 +32,7 @@ from harness.fuzz import jsonschemas as js
 from harness.fuzz.verdict import AGREE, DISAGREE, Difference, Judgement, errored
 from harness.reports import differential
 from harness.seams.case import CaseResult
+from harness.seams.model_api.expect import calls_per_message
 from harness.seams.model_api.values import ModelApiOutcome, request_of, show_value
 
 Json = Any
@@ -564,6 +565,10 @@ def _requests(
         missing = [t for t in dict.fromkeys(mine) if t not in theirs and t.strip()]
         if missing:
             out["messages_after_prompt_contain"] = missing[:3]
+        here, there = ([list(calls_per_message(r.messages_after_prompt)) for r in o.requests
+                           if r.conversation] for o in (truth, other))  # fmt: skip
+        if here != there:  # how several calls of one message went back
+            out["calls_per_message"] = here
     return out
 
 
