@@ -102,6 +102,14 @@ def _taking(value: object) -> bool:
         # ... and on stream-json when no re-ask follows (a schema that is no object).
         ([{"tool": {}, "tool_name": "Deploy"}, {"text": "D"}], {"reasks": 0},
          ("error_during_execution", None, 2, "C-04")),
+        # An error of a re-ask's turn never ends the run, even before an accepted call
+        # (probed on stream-json and json, an unknown tool and a cut).
+        ([{"text": "P0"}, {"tool": {}, "tool_name": "Nope"}, {"tool": {"cause": "c"}},
+          {"text": "P1"}], {}, ("success", "P0", 4, "C-01")),
+        ([{"text": "P0"}, {"tool": {}, "tool_name": "Nope"}, {"tool": {"cause": "c"}},
+          {"text": "P1"}], {"forgets": False, "last_result": True}, ("success", "P1", 4, "C-01")),
+        ([{"text": "P0"}, {"text": "x", "truncate_after": 1}, {"tool": {"cause": "c"}},
+          {"text": "P1"}], {}, ("success", "P0", 4, "C-01")),
         # An error of the last re-ask's turn is forgotten (probed on stream-json and json).
         ([*({"text": f"P{i}"} for i in range(3)), {"tool": {}, "tool_name": "Nope"},
           {"text": "P3"}], {}, ("success", "P0", 5, "C-03")),

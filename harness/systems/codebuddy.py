@@ -35,7 +35,8 @@ prompt is the first turn; a re-ask (C-03) is a turn of its own.
   shows it).  If the turn then ends with an accepted call and no re-ask
   follows, the run ends as ``error_during_execution`` with that text as its
   error and no output; a re-ask forgets it (on stream-json; with no re-ask to
-  follow, the first turn's error ends the run so too);
+  follow, the first turn's error ends the run so too); an error of a re-ask's
+  turn never ends the run;
 - **C-05** an HTTP error or a mid-stream error is shown and then waited on for
   minutes: the run does not end by itself (`Ending.WAITS`);
 - **C-06** a stream cut before ``[DONE]`` is shown as ``aborted`` and asked
@@ -223,14 +224,16 @@ class Loop:
             self.first_text = text
         self.last_text = text
         result = self.last_text if self.recovered or self.last_result else self.first_text or ""
-        # A re-ask forgets an error of the first turn on stream-json; on json and text, or
-        # when no re-ask follows (text output, a schema that is no object), it ends the run.
+        # Only an error of the first turn ends the run (probed: one in a re-ask's turn does
+        # not, even before an accepted call).  A re-ask forgets it on stream-json; on json
+        # and text, or when no re-ask follows (text output, a schema that is no object),
+        # it ends the run without an accepted call too.
+        error = self.error if self.error_turn == 0 else None
         forgotten = self.forgets and self.turn < self.reasks
-        first = self.error_turn == 0 and not forgotten
-        if self.error is not None and (self.accepted is not None or first):
-            rule = "C-06" if self.error == ABORTED else "C-04"
+        if error is not None and (self.accepted is not None or not forgotten):
+            rule = "C-06" if error == ABORTED else "C-04"
             self.ending = Prediction(Ending.RESULT, self.requests, "error_during_execution",
-                                     errors=(self.error,), rule=rule)  # fmt: skip
+                                     errors=(error,), rule=rule)  # fmt: skip
         elif self.accepted is not None:
             self.ending = Prediction(Ending.RESULT, self.requests, "success", result,
                                      self.accepted, rule="C-01")  # fmt: skip
