@@ -102,6 +102,13 @@ def _taking(value: object) -> bool:
         # ... and on stream-json when no re-ask follows (a schema that is no object).
         ([{"tool": {}, "tool_name": "Deploy"}, {"text": "D"}], {"reasks": 0},
          ("error_during_execution", None, 2, "C-04")),
+        # Once recovered in the first turn, the result's text is the one before the last.
+        ([{"tool": {}, "tool_name": "Deploy"}, *({"text": t} for t in "ABCD")], {},
+         ("success", "C", 5, "C-03")),
+        ([{"tool": {}, "tool_name": "Deploy"}, {"text": "A"}, {"tool": {"cause": "c"}},
+          {"text": "B"}], {}, ("success", "A", 4, "C-01")),
+        ([{"tool": {}, "tool_name": "Deploy"}, {"text": "A"}, {"text": "B"},
+          {"tool": {"cause": "c"}}, {"text": "C"}], {}, ("success", "B", 5, "C-01")),
         # An error of a re-ask's turn never ends the run, even before an accepted call
         # (probed on stream-json and json, an unknown tool and a cut).
         ([{"text": "P0"}, {"tool": {}, "tool_name": "Nope"}, {"tool": {"cause": "c"}},
@@ -211,3 +218,10 @@ def test_only_a_schema_that_is_an_object_or_an_array_is_re_asked(text: str, reas
     """C-03, probed: prose is re-asked only when the --json-schema parses as an object or array
     (NaN is no JSON to JSON.parse)."""
     assert ToolSchema.of(text, CodeBuddyProfile.of(None)).reasks is reasks
+
+
+def test_the_parameters_are_the_schema_as_json_parse_reads_it() -> None:
+    """Found by seeds 312, 313: an integer past 2**53 goes to the model rounded."""
+    text = '{"type": "object", "properties": {"a": {"const": 9007199254740993}}}'
+    sent = ToolSchema.of(text, CodeBuddyProfile.of(None)).parameters
+    assert sent == {"type": "object", "properties": {"a": {"const": 9007199254740992}}}

@@ -17,8 +17,8 @@ prompt is the first turn; a re-ask (C-03) is a turn of its own.
   result goes back and the model is asked again; the turn ends at the next
   answer without a call.  Several accepted calls keep the last value.  The
   result's ``result`` is the text that ended the *first* turn, whatever the
-  re-asks answered (the last text once C-04 or C-06 was met in the first
-  turn, and on json and text);
+  re-asks answered (on json and text the last turn's; once C-04 or C-06 was
+  met in the first turn, the one before the last turn's);
 - **C-02** a call that misses the schema gets the validation message back and
   the model is asked again, without limit (`CodeBuddyProfile.schema_retry_limit`);
 - **C-03** a turn that ends without an accepted call is followed by a re-ask
@@ -177,8 +177,8 @@ class Loop:
     last_result: bool = False
     requests: int = 0
     turn: int = 0
-    first_text: str | None = None
-    last_text: str = ""
+    #: The text that ended each turn so far (C-01).
+    texts: list[str] = field(default_factory=list)
     accepted: tuple[object] | None = None
     #: C-04's or C-06's text, while the turn it happened in lasts, and that turn.
     error: str | None = None
@@ -220,10 +220,8 @@ class Loop:
 
     def text(self, text: str) -> Step:
         """An answer without a call: the turn ends (C-01, C-03, C-04, C-06)."""
-        if self.turn == 0:
-            self.first_text = text
-        self.last_text = text
-        result = self.last_text if self.recovered or self.last_result else self.first_text or ""
+        self.texts.append(text)
+        result = self.result_text()
         # Only an error of the first turn ends the run (probed: one in a re-ask's turn does
         # not, even before an accepted call).  A re-ask forgets it on stream-json; on json
         # and text, or when no re-ask follows (text output, a schema that is no object),
@@ -244,6 +242,19 @@ class Loop:
             self.error = None
             return Step.REASK
         return Step.END
+
+    def result_text(self) -> str:
+        """
+        The result's text (C-01): the first turn's; the last turn's on json and
+        text; once C-04 or C-06 was met in the first turn, the one before the
+        last (probed on stream-json: `Deploy`, then prose A to D gives C; A, then
+        an accepted call and B gives A).
+        """
+        if self.last_result:
+            return self.texts[-1]
+        if self.recovered:
+            return self.texts[-2] if len(self.texts) > 1 else self.texts[-1]
+        return self.texts[0]
 
     @property
     def prints_last(self) -> bool:

@@ -43,7 +43,7 @@ from providers_fake.cli.base import Context
 from providers_fake.cli.claude.result import ABSENT
 from providers_fake.cli.codebuddy import CLI, DEFAULT_MODEL, REMINDERS, CodeBuddyRenderer
 from providers_fake.cli.ids import Ids
-from providers_fake.cli.jsonout import dumps_js
+from providers_fake.cli.jsonout import dumps_js, loads_js
 from providers_fake.cli.types import Output
 
 if TYPE_CHECKING:
@@ -123,14 +123,14 @@ class ToolSchema:
     @classmethod
     def of(cls, text: str, profile: CodeBuddyProfile) -> ToolSchema:
         try:
-            value = json.loads(text, parse_constant=_no_constant)
+            value = loads_js(text)
         except ValueError:
             value = None
         if not isinstance(value, dict):
             wrapper = profile.structured_output_parameters.get("invalid_schema")
             return cls(text, wrapper, False, isinstance(value, list))
-        # The parameters are the schema as parsed (numbers JSON.parse may round are
-        # compared as Python reads them on both sides: `run.RACY_PARAMETERS`).
+        # The parameters are the schema as JSON.parse read it (an integer past 2**53
+        # rounded), as the binary sends it again.
         compiled = validator.compile_schema(text, formats=True)
         return cls(text, value, not isinstance(compiled, validator.Refusal))
 
@@ -410,11 +410,6 @@ class _Chat:
         renderer.event("structured_output_calls", printed)
         loop.calls(verdicts)
         self.messages += [message, *results]
-
-
-def _no_constant(name: str) -> object:
-    """``NaN`` and the infinities are no JSON to ``JSON.parse``."""
-    raise ValueError(f"{name} is not JSON")
 
 
 def _arguments(text: str) -> object:

@@ -59,6 +59,24 @@ def js_number(value: float) -> str:
     return f"{sign}{head}e{exp_sign}{abs(exponent)}"
 
 
+def loads_js(text: str) -> object:
+    """
+    A JSON text as ``JSON.parse`` holds it: every number a double, so an integer
+    past 2**53 is rounded (``9007199254740993`` reads as ``9007199254740992``),
+    and an integral one below 1e21 prints back as an integer.
+    """
+    return json.loads(text, parse_int=_js_integer, parse_constant=_no_constant)
+
+
+def _js_integer(text: str) -> int | float:
+    number = float(text)
+    return int(number) if abs(number) < 1e21 else number
+
+
+def _no_constant(name: str) -> object:
+    raise ValueError(f"{name} is not JSON to JSON.parse")
+
+
 def dumps_js(value: object, indent: int = 0) -> str:
     """
     JSON with JavaScript number formatting, keys in insertion order: compact, or
