@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from providers_fake import CLIS, SCRIPT_ENV, event_names, replay
-from providers_fake.cli.jsonout import dumps_js
+from providers_fake.cli.jsonout import dumps_js, loads_js
 from tests import captures
 from tests.capture_compare import compare_to_capture
 
@@ -392,3 +392,15 @@ def test_codex_reads_a_schema_file_as_serde_does(text: str, message: str | None)
     from providers_fake.cli.codex import serde_problem  # noqa: PLC0415  (one test's subject)
 
     assert serde_problem(text) == message
+
+
+def test_json_is_read_as_json_parse_reads_it() -> None:
+    """Every number a double: an integer past 2**53 rounds; NaN is no JSON."""
+    assert loads_js('{"a": 9007199254740993, "b": 1e21, "c": 2.5, "d": 7}') == {
+        "a": 9007199254740992,
+        "b": 1e21,
+        "c": 2.5,
+        "d": 7,
+    }
+    with pytest.raises(ValueError, match="NaN"):
+        loads_js("[NaN]")
