@@ -396,7 +396,10 @@ def test_codex_reads_a_schema_file_as_serde_does(text: str, message: str | None)
 
 def test_json_is_read_as_json_parse_reads_it() -> None:
     """Every number a double: an integer past 2**53 rounds; NaN is no JSON."""
-    assert loads_js('{"a": 9007199254740993, "b": 1e21, "c": 2.5, "d": 7}') == {
+    assert loads_js(
+        '{"a": 9007199254740993, "b": 1e21, "c": 2.5, "d": 7, "e": 9223372036854775808}'
+    ) == {
+        "e": 9223372036854776000,
         "a": 9007199254740992,
         "b": 1e21,
         "c": 2.5,

@@ -69,8 +69,9 @@ def loads_js(text: str) -> object:
 
 
 def _js_integer(text: str) -> int | float:
+    """As JSON.stringify prints the double back: 2**63 as 9223372036854776000."""
     number = float(text)
-    return int(number) if abs(number) < 1e21 else number
+    return int(js_number(number)) if abs(number) < 1e21 else number
 
 
 def _no_constant(name: str) -> object:
