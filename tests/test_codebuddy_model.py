@@ -11,7 +11,9 @@ from typing import Any
 import jsonschema
 import pytest
 
-from harness.systems.codebuddy import HORIZON, Ending, Loop, Step, predict
+from harness.systems.codebuddy import HORIZON, Ending, Loop, Step, predict, rebuilt
+from harness.systems.codebuddy_run import ToolSchema
+from harness.systems.profiles import CodeBuddyProfile
 from providers_fake.api.script import HttpError, Script
 from tests import codebuddy_captures as captures
 
@@ -97,6 +99,29 @@ def _taking(value: object) -> bool:
         # ... and on json or text without one too (no re-ask forgets it).
         ([{"tool": {}, "tool_name": "Deploy"}, {"text": "D"}], {"forgets": False},
          ("error_during_execution", None, 2, "C-04")),
+        # ... and on stream-json when no re-ask follows (a schema that is no object).
+        ([{"tool": {}, "tool_name": "Deploy"}, {"text": "D"}], {"reasks": 0},
+         ("error_during_execution", None, 2, "C-04")),
+        # Once recovered in the first turn, the result's text is the one before the last.
+        ([{"tool": {}, "tool_name": "Deploy"}, *({"text": t} for t in "ABCD")], {},
+         ("success", "C", 5, "C-03")),
+        ([{"tool": {}, "tool_name": "Deploy"}, {"text": "A"}, {"tool": {"cause": "c"}},
+          {"text": "B"}], {}, ("success", "A", 4, "C-01")),
+        ([{"tool": {}, "tool_name": "Deploy"}, {"text": "A"}, {"text": "B"},
+          {"tool": {"cause": "c"}}, {"text": "C"}], {}, ("success", "B", 5, "C-01")),
+        # An error of a re-ask's turn never ends the run, even before an accepted call
+        # (probed on stream-json and json, an unknown tool and a cut).
+        ([{"text": "P0"}, {"tool": {}, "tool_name": "Nope"}, {"tool": {"cause": "c"}},
+          {"text": "P1"}], {}, ("success", "P0", 4, "C-01")),
+        ([{"text": "P0"}, {"tool": {}, "tool_name": "Nope"}, {"tool": {"cause": "c"}},
+          {"text": "P1"}], {"forgets": False, "last_result": True}, ("success", "P1", 4, "C-01")),
+        ([{"text": "P0"}, {"text": "x", "truncate_after": 1}, {"tool": {"cause": "c"}},
+          {"text": "P1"}], {}, ("success", "P0", 4, "C-01")),
+        # An error of the last re-ask's turn is forgotten (probed on stream-json and json).
+        ([*({"text": f"P{i}"} for i in range(3)), {"tool": {}, "tool_name": "Nope"},
+          {"text": "P3"}], {}, ("success", "P0", 5, "C-03")),
+        ([*({"text": f"P{i}"} for i in range(3)), {"tool": {}, "tool_name": "Nope"},
+          {"text": "P3"}], {"forgets": False, "last_result": True}, ("success", "P3", 5, "C-03")),
         # C-06: a cut before a prose answer recovers like C-04 (the run succeeds).
         ([{"text": "x", "truncate_after": 1}, {"text": "A"}], {}, ("success", "A", 5, "C-03")),
     ],
@@ -124,3 +149,79 @@ def test_the_rules_walk_scripts_the_captures_do_not_cover(
             break
     assert ending is not None
     assert (ending.subtype, ending.result, ending.requests, ending.rule) == expected
+
+
+def _call(ids: str, text: str | None = None) -> list[dict[str, object]]:
+    """An assistant message of one call per id (with `text`), then the calls' results."""
+    function = {"name": "StructuredOutput", "arguments": "{}"}
+    message: dict[str, object] = {"role": "assistant"}
+    if text is not None:
+        message["content"] = [{"type": "text", "text": text, "annotations": []}]
+    message["tool_calls"] = [{"id": i, "type": "function", "function": function} for i in ids]
+    results: list[dict[str, object]] = [
+        {"role": "tool", "content": f"r{i}", "tool_call_id": i} for i in ids
+    ]
+    return [message, *results]
+
+
+def test_a_restarted_request_sends_one_message_per_call() -> None:
+    """C-08, probed: after a re-ask, an unknown tool or a cut, each call is a message of its own."""
+    said: dict[str, object] = {"role": "assistant", "content": [{"type": "text", "text": "x"}]}
+    reask: dict[str, object] = {"role": "user", "content": "again"}
+    got = rebuilt([*_call("ab", "Hi."), said, reask])
+    assert got == [*_call("a", "Hi."), *_call("b"), said, reask]
+    assert rebuilt([*_call("abc"), *_call("d")]) == [
+        *_call("a"),
+        *_call("b"),
+        *_call("c"),
+        *_call("d"),
+    ]
+
+
+def test_a_message_of_one_call_is_sent_again_as_it_was() -> None:
+    said: dict[str, object] = {"role": "assistant", "content": "x"}
+    conversation = [*_call("a", "Hi."), *_call("b"), said]
+    assert rebuilt(conversation) == conversation
+    assert rebuilt([]) == []
+
+
+def _judged(schema: object, value: object) -> str | None:
+    """The tool result CodeBuddy's reference sends for a call (None: accepted)."""
+    text = json.dumps(schema)
+    return ToolSchema.of(text, CodeBuddyProfile.of(None)).verdict(json.dumps(value))
+
+
+def test_a_schema_naming_a_format_judges_nothing() -> None:
+    """Probed: CodeBuddy's Ajv checks formats and knows none, so the schema does not compile."""
+    named = {"type": "object", "properties": {"id": {"type": "string", "format": "date-time"}}}
+    assert _judged(named, 5) is None
+    assert _judged({**named, "properties": {"id": {"type": "string"}}}, 5) == (
+        "Output does not match required schema: root: must be object"
+    )
+
+
+def test_multiple_of_is_judged_on_the_exact_quotient() -> None:
+    """Probed: 0.3 is refused as a multiple of 0.1 (no multipleOfPrecision), 0.5 is taken."""
+    schema = {"type": "object", "properties": {"n": {"type": "number", "multipleOf": 0.1}}}
+    assert _judged(schema, {"n": 0.3}) == (
+        "Output does not match required schema: /n: must be multiple of 0.1"
+    )
+    assert _judged(schema, {"n": 0.5}) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "reasks"),
+    [("{}", True), ("[]", True), ('[{"type": "object"}]', True), ("true", False), ("5", False),
+     ("null", False), ('"s"', False), ("not json", False), ("NaN", False), ("[NaN]", False)],
+)  # fmt: skip
+def test_only_a_schema_that_is_an_object_or_an_array_is_re_asked(text: str, reasks: bool) -> None:
+    """C-03, probed: prose is re-asked only when the --json-schema parses as an object or array
+    (NaN is no JSON to JSON.parse)."""
+    assert ToolSchema.of(text, CodeBuddyProfile.of(None)).reasks is reasks
+
+
+def test_the_parameters_are_the_schema_as_json_parse_reads_it() -> None:
+    """Found by seeds 312, 313: an integer past 2**53 goes to the model rounded."""
+    text = '{"type": "object", "properties": {"a": {"const": 9007199254740993}}}'
+    sent = ToolSchema.of(text, CodeBuddyProfile.of(None)).parameters
+    assert sent == {"type": "object", "properties": {"a": {"const": 9007199254740992}}}

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from providers_fake import CLIS, SCRIPT_ENV, event_names, replay
-from providers_fake.cli.jsonout import dumps_js
+from providers_fake.cli.jsonout import dumps_js, loads_js
 from tests import captures
 from tests.capture_compare import compare_to_capture
 
@@ -200,6 +200,14 @@ def test_costs_are_printed_as_javascript_prints_them(tmp_path: Path) -> None:
     assert (
         dumps_js([1.0, 1e21, 1.5e-7, 2**60 + 1, -0.0]) == "[1,1e+21,1.5e-7,1152921504606846977,0]"
     )
+
+
+def test_indented_json_is_laid_out_as_json_stringify_lays_it_out() -> None:
+    """``JSON.stringify(value, null, 2)``: what CodeBuddy prints on text (probed)."""
+    value = {"2": [1e21, 1e-6, {}], "a": {"b": [], "c": 1.0}, "d": "\u2028"}
+    printed = '{\n  "2": [\n    1e+21,\n    0.000001,\n    {}\n  ],\n  "a": {\n    "b": [],'
+    assert dumps_js(value, indent=2) == printed + '\n    "c": 1\n  },\n  "d": "\u2028"\n}'
+    assert dumps_js(value) == '{"2":[1e+21,0.000001,{}],"a":{"b":[],"c":1},"d":"\u2028"}'
 
 
 # -- Codex ---------------------------------------------------------------------------------
@@ -384,3 +392,18 @@ def test_codex_reads_a_schema_file_as_serde_does(text: str, message: str | None)
     from providers_fake.cli.codex import serde_problem  # noqa: PLC0415  (one test's subject)
 
     assert serde_problem(text) == message
+
+
+def test_json_is_read_as_json_parse_reads_it() -> None:
+    """Every number a double: an integer past 2**53 rounds; NaN is no JSON."""
+    assert loads_js(
+        '{"a": 9007199254740993, "b": 1e21, "c": 2.5, "d": 7, "e": 9223372036854775808}'
+    ) == {
+        "e": 9223372036854776000,
+        "a": 9007199254740992,
+        "b": 1e21,
+        "c": 2.5,
+        "d": 7,
+    }
+    with pytest.raises(ValueError, match="NaN"):
+        loads_js("[NaN]")

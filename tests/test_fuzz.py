@@ -268,3 +268,25 @@ def test_a_codex_runs_files_are_judged_and_written_absent_or_present() -> None:
 
 def _result(outcome: ModelApiOutcome) -> CaseResult:
     return CaseResult("fuzz-case", "t", "passed", outcome)
+
+
+def test_a_written_expectation_counts_the_calls_of_each_message_where_they_differ() -> None:
+    """Several calls of one message sent back otherwise than the truth: `calls_per_message`."""
+    calls: list[dict[str, object]] = [
+        {"role": "assistant", "tool_calls": [{"id": "a"}, {"id": "b"}]}
+    ]
+    split: list[dict[str, object]] = [
+        {"role": "assistant", "tool_calls": [{"id": i}]} for i in "ab"
+    ]
+    field = {"requests.messages_after_prompt"}
+
+    def asked(messages: list[dict[str, object]]) -> ModelApiOutcome:
+        return _outcome(
+            SeenRequest("m", None, None, None, []), SeenRequest("m", None, None, None, messages)
+        )
+
+    written = model_api._requests("codebuddy", asked(split), asked(calls), field)
+    assert written["calls_per_message"] == [[], [1, 1]]
+    assert "calls_per_message" not in model_api._requests(
+        "codebuddy", asked(split), asked(split), field
+    )

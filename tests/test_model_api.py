@@ -16,7 +16,7 @@ from harness.cli import main
 from harness.seams import RunOptions
 from harness.seams.case import execute
 from harness.seams.model_api import run
-from harness.seams.model_api.expect import compare, expectation_of
+from harness.seams.model_api.expect import calls_per_message, compare, expectation_of
 from harness.seams.model_api.values import (
     ModelApiOutcome,
     ModelApiRequest,
@@ -254,6 +254,7 @@ def test_only_the_given_expectations_are_checked() -> None:
             "input_schema": {"type": "object"},
             "strict": False,
             "messages_after_prompt_contain": ["[enforce]"],
+            "calls_per_message": [[], []],
         }
     )
     assert compare(met, _outcome()) == ()
@@ -273,6 +274,7 @@ def test_every_unmet_expectation_is_named() -> None:
             "models": ["m1", "m1"],
             "strict": True,
             "messages_after_prompt_contain": ["Output does not match"],
+            "calls_per_message": [[], [1]],
             "no_unexpected_requests": True,
         }
     )
@@ -289,6 +291,7 @@ def test_every_unmet_expectation_is_named() -> None:
         "models",
         "strict",
         "messages_after_prompt_contain",
+        "calls_per_message",
     ]
 
 
@@ -435,3 +438,12 @@ def test_a_retry_the_script_gave_no_reason_for_runs_the_case_again(
     assert outcome.final is not None
     assert outcome.final["run"] == outcome_of
     assert len(runner.left) == 2 - outcome_of
+
+
+def test_calls_are_counted_per_assistant_message() -> None:
+    """Chat tool_calls and Anthropic tool_use blocks count; messages without calls are left out."""
+    chat = {"role": "assistant", "tool_calls": [{"id": "a"}, {"id": "b"}]}
+    blocks = {"role": "assistant", "content": [{"type": "text"}, {"type": "tool_use"}]}
+    others = [{"role": "tool", "tool_calls": [{}]}, {"role": "assistant", "content": "x"}, "odd"]
+    assert calls_per_message([chat, *others, blocks]) == (2, 1)
+    assert calls_per_message(None) == ()

@@ -17,13 +17,14 @@ prompt is the first turn; a re-ask (C-03) is a turn of its own.
   result goes back and the model is asked again; the turn ends at the next
   answer without a call.  Several accepted calls keep the last value.  The
   result's ``result`` is the text that ended the *first* turn, whatever the
-  re-asks answered (the last text once C-04 or C-06 was met in the first
-  turn, and on json and text);
+  re-asks answered (on json and text the last turn's; once C-04 or C-06 was
+  met in the first turn, the one before the last turn's);
 - **C-02** a call that misses the schema gets the validation message back and
   the model is asked again, without limit (`CodeBuddyProfile.schema_retry_limit`);
 - **C-03** a turn that ends without an accepted call is followed by a re-ask
   (a user message naming the tool and the schema, printed as a snapshot), at
-  most three times (never on ``--output-format text``); the turn after the
+  most three times (never on ``--output-format text``, nor when the
+  ``--json-schema`` does not parse as a JSON object or array); the turn after the
   last re-ask ends the run as
   ``success``, with ``structured_output`` only if a call was accepted.  The
   answer ending a re-ask turn that ends the run is not printed on stream-json
@@ -33,7 +34,9 @@ prompt is the first turn; a re-ask (C-03) is a turn of its own.
   same request is sent again with a recovery note in the prompt (a snapshot
   shows it).  If the turn then ends with an accepted call and no re-ask
   follows, the run ends as ``error_during_execution`` with that text as its
-  error and no output; a re-ask forgets it;
+  error and no output; a re-ask forgets it (on stream-json; with no re-ask to
+  follow, the first turn's error ends the run so too); an error of a re-ask's
+  turn never ends the run;
 - **C-05** an HTTP error or a mid-stream error is shown and then waited on for
   minutes: the run does not end by itself (`Ending.WAITS`);
 - **C-06** a stream cut before ``[DONE]`` is shown as ``aborted`` and asked
@@ -42,7 +45,12 @@ prompt is the first turn; a re-ask (C-03) is a turn of its own.
   ["aborted"]``); a re-ask forgets it (on json and text, the first turn
   that met C-04 or C-06 ends the run so, the error on stderr alone);
 - **C-07** ``--max-turns N`` stops asking after N requests, prints ``Max turns
-  (N) exceeded`` and then waits without a result (`Ending.WAITS`).
+  (N) exceeded`` and then waits without a result (`Ending.WAITS`);
+- **C-08** within a turn the conversation goes back as it was answered, but a
+  request that starts again (a re-ask, C-04's or C-06's retry) sends it
+  rebuilt from the session's items: a message of several calls becomes one
+  assistant message per call, each followed by its own result, the message's
+  text with the first (`rebuilt`).
 
 The CLI exits 0 whenever it prints a result, ``error_during_execution``
 included.  An adaptor bounds the runs that wait (a timeout, or stopping at
@@ -52,7 +60,7 @@ the ``Max turns`` text): the machine says where they stop, not when.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from providers_fake.api.script import STRUCTURED_OUTPUT, HttpError, Script
@@ -82,6 +90,43 @@ def not_found(name: str) -> str:
 def max_turns_text(limit: int) -> str:
     """What the CLI shows when ``--max-turns`` stops it (C-07)."""
     return f"Max turns ({limit}) exceeded"
+
+
+Message = dict[str, object]
+
+
+def rebuilt(messages: Sequence[Message]) -> list[Message]:
+    """
+    The conversation as CodeBuddy Code sends it when a request starts again
+    (C-08): it keeps each call as an item of its own (the json array shows
+    them) and turns the items back into messages one call at a time, so an
+    assistant message of several calls and the results after it become one
+    message per call, each followed by its result.  Probed on 2.117.0 after a
+    re-ask, an unknown tool and a cut stream, with and without text in the
+    message; a message of one call, text or a user message is sent as it was.
+    """
+    out: list[Message] = []
+    index = 0
+    while index < len(messages):
+        message = messages[index]
+        calls = message.get("tool_calls")
+        index += 1
+        if message.get("role") != "assistant" or not isinstance(calls, list) or len(calls) < 2:
+            out.append(message)
+            continue
+        results: dict[object, Message] = {}
+        while index < len(messages) and messages[index].get("role") == "tool":
+            results[messages[index].get("tool_call_id")] = messages[index]
+            index += 1
+        for number, call in enumerate(calls):
+            head = {k: v for k, v in message.items() if k != "tool_calls" and number == 0}
+            one: Message = {**head, "role": "assistant", "tool_calls": [call]}
+            out.append(one)
+            result = results.pop(call.get("id") if isinstance(call, dict) else None, None)
+            if result is not None:
+                out.append(result)
+        out += results.values()
+    return out
 
 
 class Ending(enum.Enum):
@@ -120,18 +165,20 @@ class Loop:
     """The rules as a state machine: feed it each answer, it says what the CLI does next."""
 
     max_turns: int | None = None
-    #: Re-asks after a turn without an accepted call: none on ``--output-format text``.
+    #: Re-asks after a turn without an accepted call: none on ``--output-format text``
+    #: nor when the ``--json-schema`` is no JSON object or array.
     reasks: int = PROSE_REASKS
     #: Whether a re-ask forgets a C-04/C-06 error of the first turn: on stream-json only;
-    #: on json and text that turn ends the run as error_during_execution, its error on
-    #: stderr (an error of a later turn is forgotten on every format).
+    #: on json and text, or with no re-ask to follow, that turn ends the run as
+    #: error_during_execution (on json and text its error on stderr); an error of a
+    #: later turn is forgotten on every format.
     forgets: bool = True
     #: Whether the result's text is the last turn's (json and text) or the first's.
     last_result: bool = False
     requests: int = 0
     turn: int = 0
-    first_text: str | None = None
-    last_text: str = ""
+    #: The text that ended each turn so far (C-01).
+    texts: list[str] = field(default_factory=list)
     accepted: tuple[object] | None = None
     #: C-04's or C-06's text, while the turn it happened in lasts, and that turn.
     error: str | None = None
@@ -173,15 +220,18 @@ class Loop:
 
     def text(self, text: str) -> Step:
         """An answer without a call: the turn ends (C-01, C-03, C-04, C-06)."""
-        if self.turn == 0:
-            self.first_text = text
-        self.last_text = text
-        result = self.last_text if self.recovered or self.last_result else self.first_text or ""
-        first = self.error_turn == 0
-        if self.error is not None and (self.accepted is not None or (first and not self.forgets)):
-            rule = "C-06" if self.error == ABORTED else "C-04"
+        self.texts.append(text)
+        result = self.result_text()
+        # Only an error of the first turn ends the run (probed: one in a re-ask's turn does
+        # not, even before an accepted call).  A re-ask forgets it on stream-json; on json
+        # and text, or when no re-ask follows (text output, a schema that is no object),
+        # it ends the run without an accepted call too.
+        error = self.error if self.error_turn == 0 else None
+        forgotten = self.forgets and self.turn < self.reasks
+        if error is not None and (self.accepted is not None or not forgotten):
+            rule = "C-06" if error == ABORTED else "C-04"
             self.ending = Prediction(Ending.RESULT, self.requests, "error_during_execution",
-                                     errors=(self.error,), rule=rule)  # fmt: skip
+                                     errors=(error,), rule=rule)  # fmt: skip
         elif self.accepted is not None:
             self.ending = Prediction(Ending.RESULT, self.requests, "success", result,
                                      self.accepted, rule="C-01")  # fmt: skip
@@ -192,6 +242,19 @@ class Loop:
             self.error = None
             return Step.REASK
         return Step.END
+
+    def result_text(self) -> str:
+        """
+        The result's text (C-01): the first turn's; the last turn's on json and
+        text; once C-04 or C-06 was met in the first turn, the one before the
+        last (probed on stream-json: `Deploy`, then prose A to D gives C; A, then
+        an accepted call and B gives A).
+        """
+        if self.last_result:
+            return self.texts[-1]
+        if self.recovered:
+            return self.texts[-2] if len(self.texts) > 1 else self.texts[-1]
+        return self.texts[0]
 
     @property
     def prints_last(self) -> bool:

@@ -43,6 +43,7 @@ from providers_fake.cli.base import Context
 from providers_fake.cli.claude.result import ABSENT
 from providers_fake.cli.codebuddy import CLI, DEFAULT_MODEL, REMINDERS, CodeBuddyRenderer
 from providers_fake.cli.ids import Ids
+from providers_fake.cli.jsonout import dumps_js, loads_js
 from providers_fake.cli.types import Output
 
 if TYPE_CHECKING:
@@ -108,33 +109,44 @@ class CodeBuddyRun:
 
 
 @dataclass(frozen=True)
-class _Schema:
+class ToolSchema:
     """The ``--json-schema`` as the CLI takes it: what it sends, and how it judges a call."""
 
     text: str
     parameters: object
     judges: bool
+    #: Whether a turn without an accepted call is re-asked (C-03): only when the text
+    #: parses as a JSON object or array (probed: not for ``true``, ``5``, ``null`` or
+    #: ``not json``, whatever the turn said).
+    reasks: bool = True
 
     @classmethod
-    def of(cls, text: str, profile: CodeBuddyProfile) -> _Schema:
+    def of(cls, text: str, profile: CodeBuddyProfile) -> ToolSchema:
         try:
-            value = json.loads(text)
+            value = loads_js(text)
         except ValueError:
             value = None
         if not isinstance(value, dict):
             wrapper = profile.structured_output_parameters.get("invalid_schema")
-            return cls(text, wrapper, False)
-        # The parameters are the schema as parsed (numbers JSON.parse may round are
-        # compared as Python reads them on both sides: `run.RACY_PARAMETERS`).
-        compiled = validator.compile_schema(text)
+            return cls(text, wrapper, False, isinstance(value, list))
+        # The parameters are the schema as JSON.parse read it (an integer past 2**53
+        # rounded), as the binary sends it again.
+        compiled = validator.compile_schema(text, formats=True)
         return cls(text, value, not isinstance(compiled, validator.Refusal))
 
     def verdict(self, arguments: str) -> str | None:
         """The validation message for a call's arguments, None when accepted."""
         if not self.judges:
             return None
-        # CodeBuddy words each error without the detail Claude Code adds (params=False).
-        return validator.check(self.text, arguments, params=False, raw=True).error
+        # CodeBuddy Code's Ajv, beside Claude Code's (probed on 2.117.0): each error without
+        # the detail Claude Code adds, the input as it came (a number or an array against an
+        # object schema is `root: must be object`), exact multipleOf quotients (0.3 is no
+        # multiple of 0.1), and format checks on with no format known (a schema naming any
+        # `format` does not compile, so every call is taken: `of`).
+        verdict = validator.check(
+            self.text, arguments, params=False, raw=True, precision=None, formats=True
+        )
+        return verdict.error
 
 
 @dataclass
@@ -172,7 +184,8 @@ class _Renderer(CodeBuddyRenderer):
     def print_result(self, record: dict[str, object]) -> None:
         """
         On json and text an error result is its errors on stderr, nothing on
-        stdout; on text a result that is JSON is printed indented by two (probed).
+        stdout; on text a result that is JSON is printed again by JavaScript,
+        indented by two (probed: ``1e-7``, ``1`` for ``1.0``, integer-like keys first).
         """
         errors = record.get("errors")
         failed = record.get("subtype") != "success" and isinstance(errors, list)
@@ -182,11 +195,11 @@ class _Renderer(CodeBuddyRenderer):
         text = record.get("result")
         if self.mode == "text" and isinstance(text, str):
             try:
-                value = jsonvalue.loads(text)
+                jsonvalue.loads(text)
             except ValueError:
                 pass
-            else:
-                self.write_text(json.dumps(value, indent=2, ensure_ascii=False))
+            else:  # JSON.stringify(JSON.parse(text), null, 2): JavaScript's numbers and key order
+                self.write_text(dumps_js(validator.normalized(text), indent=2))
                 return
         super().print_result(record)
 
@@ -228,10 +241,11 @@ def run_codebuddy(
     )
     renderer = _Renderer(ctx)
     renderer.event("init", None)
-    chat = _Chat(client, base_url, prompt, _Schema.of(schema, CodeBuddyProfile.of(version)))
+    taken = ToolSchema.of(schema, CodeBuddyProfile.of(version))
+    chat = _Chat(client, base_url, prompt, taken)
     loop = rules.Loop(
         max_turns,
-        reasks=0 if output_format == "text" else rules.PROSE_REASKS,
+        reasks=rules.PROSE_REASKS if output_format != "text" and taken.reasks else 0,
         forgets=output_format == "stream-json",
         last_result=output_format != "stream-json",
     )
@@ -244,7 +258,7 @@ def run_codebuddy(
 class _Chat:
     """The conversation with the API: the messages so far, each request, each answer read."""
 
-    def __init__(self, client: net.Client, base_url: str, prompt: str, schema: _Schema) -> None:
+    def __init__(self, client: net.Client, base_url: str, prompt: str, schema: ToolSchema) -> None:
         self.client = client
         self.url = base_url.rstrip("/") + "/chat/completions"
         self.schema = schema
@@ -313,14 +327,14 @@ class _Chat:
         if not answer.done:  # C-06
             renderer.event("api_error_message", {"text": rules.ABORTED})
             renderer.event("recovery", None)
-            self._note(NETWORK_NOTE)
+            self._restart(NETWORK_NOTE)
             loop.cut()
             return True
         unknown = [c["name"] for c in answer.calls if c["name"] not in rules.TOOLS]
         if unknown:  # C-04: the answer is dropped, a note joins the last user message
             renderer.event("api_error_message", {"text": rules.not_found(unknown[0])})
             renderer.event("recovery", None)
-            self._note(recovery_text(unknown[0]))
+            self._restart(recovery_text(unknown[0]))
             loop.unknown(unknown[0])
             return True
         if answer.calls:
@@ -332,7 +346,7 @@ class _Chat:
             renderer.event("text", answer.text)
             renderer.event("enforce_reminder", "")
             reask = {"type": "text", "text": reask_text(self.schema.text)}
-            self.messages.append({"role": "user", "content": [reask]})
+            self.messages = [*rules.rebuilt(self.messages), {"role": "user", "content": [reask]}]
             return True
         ending = loop.ending
         assert ending is not None
@@ -347,8 +361,13 @@ class _Chat:
         renderer.event("result", fields)
         return False
 
-    def _note(self, text: str) -> None:
-        """An error-recovery note: joins the last user message, or is one after tool results."""
+    def _restart(self, text: str) -> None:
+        """
+        The request sent again (C-04, C-06): the conversation rebuilt (C-08) and an
+        error-recovery note, joining the last user message or one of its own after
+        tool results.
+        """
+        self.messages = rules.rebuilt(self.messages)
         note = {"type": "text", "text": text}
         last = self.messages[-1]
         parts = last.get("content")

@@ -46,6 +46,7 @@ from providers_fake.cli.base import Context, dict_arg, finalize, text_arg
 from providers_fake.cli.claude.render import OPTIONS as CLAUDE_OPTIONS
 from providers_fake.cli.claude.render import ClaudeCli, ClaudeRenderer
 from providers_fake.cli.claude.result import errors, outcome, structured, text_mode_line
+from providers_fake.cli.jsonout import dumps_js
 from providers_fake.cli.types import ScriptError
 
 DEFAULT_MODEL = "default-model"
@@ -466,7 +467,7 @@ class CodeBuddyRenderer(ClaudeRenderer):
                 self.write_json(record)
             else:
                 document = [*self.items, record]
-                self.write_text(json.dumps(document, indent=2, ensure_ascii=False))
+                self.write_text(dumps_js(document, indent=2))  # JSON.stringify(.., null, 2)
         elif self.mode == "stream-json":
             self.write_json(record)
         else:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Sequence
 
 _LONE_SURROGATE = re.compile(
     r"[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]"
@@ -58,14 +59,38 @@ def js_number(value: float) -> str:
     return f"{sign}{head}e{exp_sign}{abs(exponent)}"
 
 
-def dumps_js(value: object) -> str:
-    """Compact JSON with JavaScript number formatting, keys in insertion order."""
+def loads_js(text: str) -> object:
+    """
+    A JSON text as ``JSON.parse`` holds it: every number a double, so an integer
+    past 2**53 is rounded (``9007199254740993`` reads as ``9007199254740992``),
+    and an integral one below 1e21 prints back as an integer.
+    """
+    return json.loads(text, parse_int=_js_integer, parse_constant=_no_constant)
+
+
+def _js_integer(text: str) -> int | float:
+    """As JSON.stringify prints the double back: 2**63 as 9223372036854776000."""
+    number = float(text)
+    return int(js_number(number)) if abs(number) < 1e21 else number
+
+
+def _no_constant(name: str) -> object:
+    raise ValueError(f"{name} is not JSON to JSON.parse")
+
+
+def dumps_js(value: object, indent: int = 0) -> str:
+    """
+    JSON with JavaScript number formatting, keys in insertion order: compact, or
+    as ``JSON.stringify(value, null, indent)`` lays it out (``": "`` after a key,
+    an empty object or array kept as ``{}`` or ``[]``).
+    """
     parts: list[str] = []
-    _write(value, parts)
+    _write(value, parts, " " * indent, "")
     return "".join(parts)
 
 
-def _write(value: object, parts: list[str]) -> None:
+def _write(value: object, parts: list[str], unit: str = "", level: str = "") -> None:
+    """`value` into `parts`, indented by `unit` a level (none: compact) from `level`."""
     if isinstance(value, str):
         parts.append(_encode_string(value))
     elif value is None:
@@ -79,25 +104,33 @@ def _write(value: object, parts: list[str]) -> None:
     elif isinstance(value, float):
         parts.append(js_number(value))
     elif isinstance(value, dict):
-        parts.append("{")
-        first = True
-        for key, item in value.items():
-            if not first:
-                parts.append(",")
-            first = False
-            parts.append(_encode_string(str(key)))
-            parts.append(":")
-            _write(item, parts)
-        parts.append("}")
+        members = [(_encode_string(str(key)), item) for key, item in value.items()]
+        _members("{}", members, parts, unit, level)
     elif isinstance(value, (list, tuple)):
-        parts.append("[")
-        for index, item in enumerate(value):
-            if index:
-                parts.append(",")
-            _write(item, parts)
-        parts.append("]")
+        _members("[]", [(None, item) for item in value], parts, unit, level)
     else:
         raise TypeError(f"cannot serialise {type(value).__name__} as JSON")
+
+
+def _members(
+    brackets: str,
+    members: Sequence[tuple[str | None, object]],
+    parts: list[str],
+    unit: str,
+    level: str,
+) -> None:
+    """An object's or an array's members between `brackets`, as `_write` lays them out."""
+    parts.append(brackets[0])
+    inner = level + unit
+    for index, (key, item) in enumerate(members):
+        parts.append("," if index else "")
+        parts.append("\n" + inner if unit else "")
+        if key is not None:
+            parts.append(key + (": " if unit else ":"))
+        _write(item, parts, unit, inner)
+    if unit and members:
+        parts.append("\n" + level)
+    parts.append(brackets[1])
 
 
 def dumps_py(value: object) -> str:

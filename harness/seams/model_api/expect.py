@@ -43,6 +43,9 @@ class ModelApiExpectation:
     strict_each: tuple[bool, ...] | None = None
     text_format: Json | None = None
     messages_after_prompt_contain: tuple[str, ...] = ()
+    #: Request by request, how many calls each assistant message after the prompt
+    #: carries (messages without calls left out): how a CLI sends back several calls.
+    calls_per_message: tuple[tuple[int, ...], ...] | None = None
     no_unexpected_requests: bool = False
     #: Files the run must leave in its working directory, with their content
     #: (None: the run must leave no such file).
@@ -192,6 +195,29 @@ def _compare_requests(expect: ModelApiExpectation, actual: ModelApiOutcome, diff
     for text in expect.messages_after_prompt_contain:
         if not any(text in leaf for r in answered for leaf in _strings(r.messages_after_prompt)):
             differ("messages_after_prompt_contain", text, "in no request after the prompt")
+    if expect.calls_per_message is not None:
+        counts = [list(calls_per_message(r.messages_after_prompt)) for r in answered]
+        if counts != [list(each) for each in expect.calls_per_message]:
+            differ("calls_per_message", [list(e) for e in expect.calls_per_message], counts)
+
+
+def calls_per_message(messages: object) -> tuple[int, ...]:
+    """
+    How many calls each assistant message carries, messages without calls left
+    out: Chat Completions' ``tool_calls``, Anthropic's ``tool_use`` blocks.
+    """
+    counts: list[int] = []
+    for message in messages if isinstance(messages, list) else ():
+        if not isinstance(message, dict) or message.get("role") != "assistant":
+            continue
+        calls = message.get("tool_calls")
+        blocks = message.get("content")
+        count = len(calls) if isinstance(calls, list) else 0
+        if isinstance(blocks, list):
+            count += sum(isinstance(b, dict) and b.get("type") == "tool_use" for b in blocks)
+        if count:
+            counts.append(count)
+    return tuple(counts)
 
 
 def completed_items(lines: tuple[object, ...]) -> list[object]:
@@ -261,6 +287,11 @@ def expectation_of(raw: dict[str, Any]) -> ModelApiExpectation:
         strict_each=tuple(raw["strict_each"]) if "strict_each" in raw else None,
         text_format=json_of("text_format"),
         messages_after_prompt_contain=tuple(raw.get("messages_after_prompt_contain", ())),
+        calls_per_message=(
+            tuple(tuple(each) for each in raw["calls_per_message"])
+            if "calls_per_message" in raw
+            else None
+        ),
         no_unexpected_requests=raw.get("no_unexpected_requests", False),
         files=tuple(sorted(raw.get("files", {}).items())),
         adaptor=_adaptor_expectation(raw.get("adaptor")),
@@ -371,6 +402,9 @@ def describe(expect: ModelApiExpectation) -> list[str]:
     if expect.text_format is not None:
         out.append(f"text.format is `{expect.text_format.text}`")
     out += [f"the conversation carries `{t}`" for t in expect.messages_after_prompt_contain]
+    if expect.calls_per_message is not None:
+        shown = "; ".join(", ".join(map(str, each)) or "none" for each in expect.calls_per_message)
+        out.append(f"request by request, the calls of each assistant message: {shown}")
     if expect.no_unexpected_requests:
         out.append("no request the script did not expect")
     out += [

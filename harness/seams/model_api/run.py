@@ -33,6 +33,7 @@ from harness.systems import sandbox
 from harness.systems.profiles import WRAPPED_PARAMETERS
 from providers_fake.api import LOOPBACK, LoopbackServer, ScriptedModelAPI, realcli
 from providers_fake.api import Script as ModelScript
+from providers_fake.cli.jsonout import loads_js
 
 if TYPE_CHECKING:
     from harness import net
@@ -181,8 +182,9 @@ def _seen(masks: list[tuple[str, str]], record: Any, request: ModelApiRequest) -
 
 
 def _raced(schema: str) -> list[object]:
+    """The parameters CodeBuddy sends: the wrapper, or the schema as JSON.parse read it."""
     try:
-        given = json.loads(schema)
+        given = loads_js(schema)
     except ValueError:
         return [WRAPPED_PARAMETERS]
     return [WRAPPED_PARAMETERS, given]

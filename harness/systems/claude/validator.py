@@ -189,13 +189,15 @@ _WORKER = _Worker()
 atexit.register(_WORKER.close)
 
 
-def compile_schema(text: str) -> Schema | Refusal:
+def compile_schema(text: str, *, formats: bool = False) -> Schema | Refusal:
     """
     The schema as the CLI takes it, or the reason it refuses it before the run
     (printed as ``Error: --json-schema is not a valid JSON Schema: REASON``).
     ``text`` must already be a JSON object (the CLI's earlier checks).
+    ``formats`` turns format checks on with no format known, as CodeBuddy Code's
+    Ajv has them: a schema naming any ``format`` is then refused.
     """
-    reply = _WORKER.ask({"op": "compile", "schema": text})
+    reply = _WORKER.ask({"op": "compile", "schema": text, "formats": formats})
     warnings = tuple(str(w) for w in reply["warnings"])
     if "refused" in reply:
         return Refusal(str(reply["refused"]), warnings)
@@ -210,6 +212,7 @@ def check(
     precision: int | None = 6,
     annotated: bool = True,
     raw: bool = False,
+    formats: bool = False,
 ) -> Verdict:
     """
     One StructuredOutput call (its input as the JSON text the API streamed).
@@ -218,10 +221,17 @@ def check(
     a property of annotations only takes a value's JSON text; B-02, B-16 and
     B-38 of docs/versions.md); the defaults are the pinned release's.  ``raw``
     validates the input as it came, not rewritten as Claude Code rewrites it
-    (CodeBuddy Code judges a number or an array as it is: ``root: must be object``).
+    (CodeBuddy Code judges a number or an array as it is: ``root: must be object``);
+    ``formats`` is `compile_schema`'s.
     """
     request = {"op": "check", "schema": schema_text, "input": input_text}
-    options = {"params": params, "precision": precision, "annotated": annotated, "raw": raw}
+    options = {
+        "params": params,
+        "precision": precision,
+        "annotated": annotated,
+        "raw": raw,
+        "formats": formats,
+    }
     reply = _WORKER.ask({**request, **options})
     return Verdict(reply["error"], json.loads(reply["prepared"]), json.loads(reply["validated"]))
 

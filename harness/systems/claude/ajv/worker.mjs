@@ -195,22 +195,24 @@ function inJscWords(message) {
 const compiled = new Map();
 
 // `precision`: Ajv's multipleOfPrecision (6 from 2.1.287; null: exact quotients, as
-// releases before it check, B-16 in docs/versions.md).
-function compile(text, precision = 6) {
-  const key = `${precision}\u0000${text}`;
+// releases before it check, B-16 in docs/versions.md).  `formats`: format checks on with
+// no format known, so that a schema naming any format does not compile (CodeBuddy Code's
+// Ajv; Claude Code's turns them off).
+function compile(text, precision = 6, formats = false) {
+  const key = `${precision}\u0000${formats}\u0000${text}`;
   const known = compiled.get(key);
   if (known !== undefined) {
     compiled.delete(key); // most recent last
     compiled.set(key, known);
     return known;
   }
-  const made = build(text, precision);
+  const made = build(text, precision, formats);
   compiled.set(key, made);
   if (compiled.size > CACHE_SIZE) compiled.delete(compiled.keys().next().value);
   return made;
 }
 
-function build(text, precision) {
+function build(text, precision, formats) {
   const warnings = [];
   const logger = {
     log: (...parts) => warnings.push(parts.join(" ")),
@@ -224,7 +226,7 @@ function build(text, precision) {
     if (tooLarge(schema)) reason = "schema too large";
     else if (Boolean(schema.$async)) reason = "$async schemas are not supported";
     else {
-      const options = { allErrors: true, validateFormats: false, logger };
+      const options = { allErrors: true, validateFormats: formats, logger };
       if (precision !== null) options.multipleOfPrecision = precision;
       const ajv = new Ajv(options);
       if (!ajv.validateSchema(schema)) reason = ajv.errorsText(ajv.errors);
@@ -484,13 +486,13 @@ function envInt(raw) {
 function answer(request) {
   switch (request.op) {
     case "compile": {
-      const made = compile(request.schema);
+      const made = compile(request.schema, 6, request.formats === true);
       if (made.refused !== undefined) return { refused: made.refused, warnings: made.warnings };
       return { ok: true, schema: JSON.stringify(made.schema), warnings: made.warnings };
     }
     case "check": {
       const precision = request.precision === undefined ? 6 : request.precision;
-      const made = compile(request.schema, precision);
+      const made = compile(request.schema, precision, request.formats === true);
       if (made.refused !== undefined) return { fault: `schema refused: ${made.refused}` };
       // `raw`: the input validated as it came, neither converted nor spread (CodeBuddy Code).
       const parsed = JSON.parse(request.input);
