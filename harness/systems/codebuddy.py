@@ -36,7 +36,8 @@ prompt is the first turn; a re-ask (C-03) is a turn of its own.
   follows, the run ends as ``error_during_execution`` with that text as its
   error and no output; a re-ask forgets it (on stream-json; with no re-ask to
   follow, the first turn's error ends the run so too); an error of a re-ask's
-  turn never ends the run;
+  turn never ends the run; where no re-ask is possible at all (a schema that
+  is no JSON object or array), the answer ending the run so is not printed;
 - **C-05** an HTTP error or a mid-stream error is shown and then waited on for
   minutes: the run does not end by itself (`Ending.WAITS`);
 - **C-06** a stream cut before ``[DONE]`` is shown as ``aborted`` and asked
@@ -186,6 +187,8 @@ class Loop:
     #: Whether C-04 or C-06 was met in the first turn: the result's text is then the
     #: last turn's, and the answer ending the run is printed.
     recovered: bool = False
+    #: Whether the answer that ended the run is left unprinted whatever came before.
+    unprinted_end: bool = False
     ending: Prediction | None = field(default=None)
 
     def ask(self) -> Prediction | None:
@@ -232,6 +235,9 @@ class Loop:
             rule = "C-06" if error == ABORTED else "C-04"
             self.ending = Prediction(Ending.RESULT, self.requests, "error_during_execution",
                                      errors=(error,), rule=rule)  # fmt: skip
+            # Probed: with no re-ask possible at all (a schema that is no object or
+            # array), the answer that ends the run so is not printed on stream-json.
+            self.unprinted_end = self.reasks == 0
         elif self.accepted is not None:
             self.ending = Prediction(Ending.RESULT, self.requests, "success", result,
                                      self.accepted, rule="C-01")  # fmt: skip
@@ -258,8 +264,8 @@ class Loop:
 
     @property
     def prints_last(self) -> bool:
-        """Whether the answer that ended the run is printed on stream-json (C-03)."""
-        return self.turn == 0 or self.recovered
+        """Whether the answer that ended the run is printed on stream-json (C-03, C-04)."""
+        return not self.unprinted_end and (self.turn == 0 or self.recovered)
 
 
 def predict(
