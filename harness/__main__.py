@@ -36,11 +36,14 @@ def starting(signum: int, frame: object) -> None:
     SIGINT or SIGTERM while the command loads: nothing is started yet, so
     nothing needs undoing; `main` turns it into the one line.  Inside
     importlib's own frames (a module lock's weakref callback prints and drops
-    what is raised there) the signal is raised again for the next frame, as
-    `harness.signals.lost_in` does once the command runs.
+    what is raised there) or a finalizer the signal is raised again for the
+    next frame, as `harness.signals.lost_in` does once the command runs (this
+    module may not import it).
     """
     code = getattr(frame, "f_code", None)
-    if code is not None and code.co_filename.startswith("<frozen importlib"):
+    if code is not None and (
+        code.co_filename.startswith("<frozen importlib") or code.co_name == "__del__"
+    ):
         _signal.raise_signal(signum)
         return
     raise KeyboardInterrupt

@@ -92,11 +92,13 @@ def held() -> Iterator[None]:
         yield
     finally:
         _holding -= 1
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-        if not _holding and _pending:
-            signum = _pending[0]
+        # Taken before the mask is lifted: a signal delivered then may unwind this block.
+        kept = _pending[:1] if not _holding else []
+        if not _holding:
             _pending.clear()
-            signal.raise_signal(signum)
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        if kept:
+            signal.raise_signal(kept[0])
 
 
 def interrupted() -> bool:

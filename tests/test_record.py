@@ -584,6 +584,28 @@ def test_an_answer_the_cli_hung_up_on_is_kept_whole() -> None:
     assert cut == (b"one two ", False)
 
 
+def test_the_exchanges_wait_for_a_relay_still_reading_its_answer() -> None:
+    """The CLI has exited, its last answer is still being read on: it is not lost."""
+    import threading  # noqa: PLC0415
+
+    from harness.record import proxy  # noqa: PLC0415
+
+    relay = proxy.Proxy("http://127.0.0.1:9", timeout=5)
+    answered = Exchange(0, "POST", "/v1/messages", b"{}", 200, (), b"whole", False, 0.0)
+
+    def slow(handler: object) -> None:
+        assert relay._number() == 0
+        threading.Event().wait(0.3)  # the rest of the answer, read after the hang-up
+        relay._keep(answered)
+
+    relay._relay = slow  # type: ignore[method-assign]
+    worker = threading.Thread(target=relay.relay, args=(None,))
+    worker.start()
+    threading.Event().wait(0.05)
+    assert relay.exchanges == [answered]
+    worker.join()
+
+
 def test_an_upstream_that_does_not_answer_ends_the_run_at_once() -> None:
     from harness.record import proxy  # noqa: PLC0415
 

@@ -463,6 +463,9 @@ def test_a_stop_signal_inside_a_held_block_waits_for_its_end(
         assert again == []
     assert again == [signal.SIGTERM]
     assert signals.RECEIVED == []
+    with signals.held():  # delivered once: nothing kept for a later block
+        pass
+    assert again == [signal.SIGTERM]
 
 
 def test_the_temporary_folder_is_found_with_the_stop_signals_held(

@@ -175,6 +175,9 @@ class Proxy:
         self.upstream = upstream.rstrip("/")
         self.timeout = timeout
         self._lock = threading.Lock()
+        #: Signalled when no relay is under way (`_relaying` is 0).
+        self._quiet = threading.Condition(self._lock)
+        self._relaying = 0
         self._exchanges: list[Exchange] = []
         self._secrets: set[str] = set()
         self.overflow: str | None = None
@@ -189,7 +192,13 @@ class Proxy:
 
     @property
     def exchanges(self) -> list[Exchange]:
+        """
+        What was relayed, once the relays under way are done: a CLI that exits
+        as it hangs up leaves its last answer being read on (`_drain`).  The
+        wait is bounded; a relay still under way after it shows as unanswered.
+        """
         with self._lock:
+            self._quiet.wait_for(lambda: self._relaying == 0, timeout=_DRAIN_SECONDS + 1)
             return sorted(self._exchanges, key=lambda e: e.index)
 
     @property
@@ -255,6 +264,16 @@ class Proxy:
 
     def relay(self, handler: _Handler) -> None:
         """Forward one request and stream its answer back, keeping a copy."""
+        with self._lock:
+            self._relaying += 1
+        try:
+            self._relay(handler)
+        finally:
+            with self._lock:
+                self._relaying -= 1
+                self._quiet.notify_all()
+
+    def _relay(self, handler: _Handler) -> None:
         index = self._number()
         body = handler.read_body()
         if index is None or body is None:
