@@ -290,3 +290,20 @@ def test_a_written_expectation_counts_the_calls_of_each_message_where_they_diffe
     assert "calls_per_message" not in model_api._requests(
         "codebuddy", asked(split), asked(split), field
     )
+
+
+def test_a_written_expectation_names_what_the_judged_target_added_and_lacked() -> None:
+    """A text only the truth sent: `messages_after_prompt_contain`; only the other: `_lack`."""
+    field = {"requests.messages_after_prompt"}
+
+    def asked(*texts: str) -> ModelApiOutcome:
+        messages: list[dict[str, object]] = [{"role": "user", "content": t} for t in texts]
+        return _outcome(SeenRequest("m", None, None, None, messages))
+
+    truth, other = asked("Go on.", "No response requested."), asked("Go on.", "Added.")
+    written = model_api._requests("claude", truth, other, field)
+    assert written["messages_after_prompt_contain"] == ["No response requested."]
+    assert written["messages_after_prompt_lack"] == ["Added."]
+    same = model_api._requests("claude", truth, truth, field)
+    assert "messages_after_prompt_lack" not in same
+    assert "messages_after_prompt_contain" not in same

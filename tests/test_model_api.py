@@ -254,6 +254,7 @@ def test_only_the_given_expectations_are_checked() -> None:
             "input_schema": {"type": "object"},
             "strict": False,
             "messages_after_prompt_contain": ["[enforce]"],
+            "messages_after_prompt_lack": ["No response requested."],
             "calls_per_message": [[], []],
         }
     )
@@ -274,6 +275,7 @@ def test_every_unmet_expectation_is_named() -> None:
             "models": ["m1", "m1"],
             "strict": True,
             "messages_after_prompt_contain": ["Output does not match"],
+            "messages_after_prompt_lack": ["[enforce]"],
             "calls_per_message": [[], [1]],
             "no_unexpected_requests": True,
         }
@@ -291,6 +293,7 @@ def test_every_unmet_expectation_is_named() -> None:
         "models",
         "strict",
         "messages_after_prompt_contain",
+        "messages_after_prompt_lack",
         "calls_per_message",
     ]
 

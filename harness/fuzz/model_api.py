@@ -438,6 +438,10 @@ def _requests(
         missing = [t for t in dict.fromkeys(mine) if t not in theirs and t.strip()]
         if missing:
             out["messages_after_prompt_contain"] = missing[:3]
+        added = _leaves([r.messages_after_prompt for r in other.requests])
+        extra = [t for t in dict.fromkeys(added) if t not in set(mine) and t.strip()]
+        if extra:  # what the judged target added: the truth must stay without it
+            out["messages_after_prompt_lack"] = extra[:3]
         here, there = ([list(calls_per_message(r.messages_after_prompt)) for r in o.requests
                            if r.conversation] for o in (truth, other))  # fmt: skip
         if here != there:  # how several calls of one message went back

@@ -97,6 +97,7 @@ WAIVES: Mapping[str, tuple[str, ...]] = {
     "strict_each": ("requests.strict",),
     "text_format": ("requests.text_format",),
     "messages_after_prompt_contain": ("requests.messages_after_prompt",),
+    "messages_after_prompt_lack": ("requests.messages_after_prompt",),
     "calls_per_message": ("requests.messages_after_prompt",),
     "no_unexpected_requests": ("requests.unexpected",),
     "files": (),

@@ -43,6 +43,9 @@ class ModelApiExpectation:
     strict_each: tuple[bool, ...] | None = None
     text_format: Json | None = None
     messages_after_prompt_contain: tuple[str, ...] = ()
+    #: Texts no request's conversation after the prompt may carry (a note the CLI
+    #: must not add, `No response requested.` before a joined prompt, say).
+    messages_after_prompt_lack: tuple[str, ...] = ()
     #: Request by request, how many calls each assistant message after the prompt
     #: carries (messages without calls left out): how a CLI sends back several calls.
     calls_per_message: tuple[tuple[int, ...], ...] | None = None
@@ -195,6 +198,9 @@ def _compare_requests(expect: ModelApiExpectation, actual: ModelApiOutcome, diff
     for text in expect.messages_after_prompt_contain:
         if not any(text in leaf for r in answered for leaf in _strings(r.messages_after_prompt)):
             differ("messages_after_prompt_contain", text, "in no request after the prompt")
+    for text in expect.messages_after_prompt_lack:
+        if any(text in leaf for r in answered for leaf in _strings(r.messages_after_prompt)):
+            differ("messages_after_prompt_lack", text, "in a request after the prompt")
     if expect.calls_per_message is not None:
         counts = [list(calls_per_message(r.messages_after_prompt)) for r in answered]
         if counts != [list(each) for each in expect.calls_per_message]:
@@ -287,6 +293,7 @@ def expectation_of(raw: dict[str, Any]) -> ModelApiExpectation:
         strict_each=tuple(raw["strict_each"]) if "strict_each" in raw else None,
         text_format=json_of("text_format"),
         messages_after_prompt_contain=tuple(raw.get("messages_after_prompt_contain", ())),
+        messages_after_prompt_lack=tuple(raw.get("messages_after_prompt_lack", ())),
         calls_per_message=(
             tuple(tuple(each) for each in raw["calls_per_message"])
             if "calls_per_message" in raw
@@ -402,6 +409,7 @@ def describe(expect: ModelApiExpectation) -> list[str]:
     if expect.text_format is not None:
         out.append(f"text.format is `{expect.text_format.text}`")
     out += [f"the conversation carries `{t}`" for t in expect.messages_after_prompt_contain]
+    out += [f"the conversation does not carry `{t}`" for t in expect.messages_after_prompt_lack]
     if expect.calls_per_message is not None:
         shown = "; ".join(", ".join(map(str, each)) or "none" for each in expect.calls_per_message)
         out.append(f"request by request, the calls of each assistant message: {shown}")

@@ -408,7 +408,7 @@ def _claude_session(
 ) -> _Session:
     from harness.systems.claude.run import run_claude  # noqa: PLC0415
 
-    def turn(prompt: str, resumed: tuple[dict[str, Any], ...]) -> Any:
+    def turn(prompt: str, resumed: tuple[dict[str, Any], ...], model: str | None) -> Any:
         return run_claude(
             client,
             prompt=prompt,
@@ -421,6 +421,7 @@ def _claude_session(
             gates=dict(request.gates),
             refusal_fallback_model=request.refusal_fallback_model,
             resumed=resumed,
+            resumed_model=model,
             allowed_tools=request.allowed_tools,
             cwd=workdir / "probe",
             workdir=workdir,
@@ -431,13 +432,15 @@ def _claude_session(
         )
 
     conversation: tuple[dict[str, Any], ...] = ()
+    model: str | None = None  # the model of the session's last answer (B-45)
     codes: list[int] = []
     for prompt in request.earlier_prompts:  # one session, each turn resuming the last
-        earlier = turn(prompt, conversation)
+        earlier = turn(prompt, conversation, model)
         codes.append(earlier.exit_code)
         conversation = earlier.conversation
+        model = earlier.answered_by or model
     mark = len(fake.requests)
-    return _Session(turn(request.prompt, conversation), mark, tuple(codes))
+    return _Session(turn(request.prompt, conversation, model), mark, tuple(codes))
 
 
 def _codex_session(

@@ -115,6 +115,16 @@ class Loop:
             # An earlier turn of the session dropped tool search: the resumed session
             # keeps it off, so a 400 ladder is shorter (probed on 2.1.328, issue 24).
             self.recoveries.dropped.add(failures.TOOL_SEARCH)
+        #: The tools the session's transcript last recorded (B-44): None before its
+        #: first complete answer, else whether tool search was off.
+        self.recorded: bool | None = None
+        if wire.answered_before(self.talk.resumed):
+            self.recorded = failures.TOOL_SEARCH in self.recoveries.dropped
+        #: The history's length and last message when the transcript last recorded
+        #: its tools, if it did in this run (B-44).
+        self.recorded_at: tuple[int, object] | None = None
+        #: The model of the run's last complete answer (B-45).
+        self.answered_by: str | None = None
         #: Notes sent after the conversation until an answer comes, then part of it.
         self.pending: list[dict[str, Any]] = []
         #: The CLI's estimate of the first exchange's tokens (B-39): the prompt's and
@@ -384,6 +394,35 @@ class Loop:
             message += f" \u2014 last StructuredOutput error: {last}"
         self.result({"subtype": "error_max_structured_output_retries", "errors": [message]})
 
+    def record_tools(self, answer: wire.Answer, model: str) -> None:
+        """
+        After a complete answer's messages, the transcript records the tools it
+        was asked with when they are not those it last recorded: after the
+        session's first complete answer, and after the first once tool search
+        is dropped (B-44, read in 2.1.328's transcripts).  A broken stream's
+        part is not a complete answer, nor is a refusal, which the CLI meets
+        on a path of its own (probed).
+        """
+        if answer.midstream_error or answer.stop_reason == "refusal":
+            return
+        self.answered_by = model
+        searchless = failures.TOOL_SEARCH in self.recoveries.dropped
+        if self.recorded is None or self.recorded != searchless:
+            self.recorded = searchless
+            self.recorded_at = (len(self.history), self.history[-1] if self.history else None)
+
+    def ends_on_record(self) -> bool:
+        """
+        The run's transcript ends on its record of the tools: nothing went in
+        after the answer it followed (no note, no reminder), so a resumed
+        turn's prompt joins that answer's results instead of following
+        `wire.NO_RESPONSE` (B-44).
+        """
+        if self.recorded_at is None or not self.history:
+            return False
+        length, last = self.recorded_at
+        return length == len(self.history) and last is self.history[-1]
+
     def settled(self, turn: Turn, answer: wire.Answer) -> bool:
         """A 200 answer: True when the run has ended, False to ask the model again."""
         if answer.truncated and not answer.midstream_error:
@@ -421,6 +460,7 @@ class Loop:
         mark = len(self.history)
         taking = self.answered(turn, answer)
         outcome = taking.outcome
+        self.record_tools(answer, turn.model)
         if taking.accepted is not None:
             self.accepted = taking.accepted
         if self.talk.answers == 1 and self.profile.billing_notice:
@@ -443,6 +483,10 @@ class Loop:
         cut_prose = outcome == "prose" and (
             answer.midstream_error or answer.stop_reason == "max_tokens"
         )
+        if not _unseen(answer):
+            # The one nudge is per stretch of answers with nothing to show: an answer
+            # with something lifts it (probed on 2.1.328: empty, call, empty nudged twice).
+            turn.nudged = False
         nudged = not turn.nudged and _unseen(answer) and not self.talk.called_structured_output()
         if not (cut_prose or nudged):
             # The resumes counted are those in a row (probed, B-42); an empty answer's

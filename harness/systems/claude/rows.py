@@ -284,7 +284,8 @@ ROWS: tuple[Entry, ...] = (
         ">=2.1.300",
         True,
         f"B-40 ({_B}): from 2.1.300 the new prompt joins the results of an earlier turn "
-        "answered once (2.1.300, 2.1.315, 2.1.325, 2.1.328, 2.1.332)",
+        "whose transcript ended on its record of the tools (B-44: one answer, the "
+        "session's first; 2.1.300, 2.1.315, 2.1.325, 2.1.328, 2.1.332)",
     ),
     entry(
         "joins_failed_turn",

@@ -54,6 +54,9 @@ class ClaudeRun:
     conversation: tuple[dict[str, Any], ...] = ()
     #: Killed at the caller's timeout (exit_code is then -9, as for SIGKILL).
     timed_out: bool = False
+    #: The model of the run's last complete answer, if it had one: a resumed
+    #: session goes on with it when the user named no model (B-45).
+    answered_by: str | None = None
 
     @property
     def lines(self) -> list[object]:
@@ -111,6 +114,7 @@ def run_claude(
     gates: Mapping[str, bool] | None = None,
     refusal_fallback_model: str | None = None,
     resumed: Sequence[dict[str, Any]] = (),
+    resumed_model: str | None = None,
     allowed_tools: Sequence[str] = (),
     cwd: Path | None = None,
     workdir: Path | None = None,
@@ -128,7 +132,8 @@ def run_claude(
     write.  ``verbose`` defaults to what ``output_format`` needs (stream-json
     requires it).  ``resumed`` is an earlier run's `ClaudeRun.conversation`:
     this run resumes that session, and only this turn's calls count against
-    its budget.  With ``timeout`` the run is killed when it passes, as the
+    its budget; ``resumed_model`` is the model of the session's last complete
+    answer (`ClaudeRun.answered_by`).  With ``timeout`` the run is killed when it passes, as the
     harness kills a real CLI: what was printed stays, the exit code is -9.
     ``max_turns`` and ``tools`` are ``--max-turns`` and ``--tools``; with
     ``output_format="text"`` the run prints its result as text (`text_line`).
@@ -176,6 +181,10 @@ def run_claude(
     chosen = chosen_as(env.get("ANTHROPIC_MODEL"))
     if parsed.text("model") is None:  # the release's default unless ANTHROPIC_MODEL names one
         renderer.model = profile.default_model if chosen is None else chosen  # B-07
+        if chosen is None and resumed_model is not None:
+            # A resumed session goes on with the model of its last answer, the
+            # fallback model after a fallback (B-45, probed on 2.1.328).
+            renderer.model = resumed_model
     settings = Settings(
         env,
         taken,
@@ -212,7 +221,7 @@ def run_claude(
         [*resumed, prompted],
         history,
         profile.continue_note,
-        profile.joins_lone_answer and not loop.spent,
+        profile.joins_lone_answer and not loop.spent and loop.ends_on_record(),
         profile.joins_failed_turn and loop.unanswered,
     )
     stdout = _stream(out, "stdout")
@@ -220,7 +229,9 @@ def run_claude(
         shown = text_line(jsonvalue.loads(stdout), max_turns, profile.text_names_error)
         stdout = shown.encode()
     stderr = warnings + _notices(loop) + _stream(out, "stderr").decode()
-    return ClaudeRun(renderer.finish(), stdout, stderr, tuple(conversation))
+    return ClaudeRun(
+        renderer.finish(), stdout, stderr, tuple(conversation), answered_by=loop.answered_by
+    )
 
 
 #: The text output's line for spent attempts without an error to name (B-43).

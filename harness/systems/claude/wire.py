@@ -392,7 +392,7 @@ def closed(
     before: Sequence[dict[str, Any]],
     turn: Sequence[dict[str, Any]],
     continued: bool = False,
-    joins_lone_answer: bool = False,
+    ends_on_record: bool = False,
     joins_failed: bool = False,
 ) -> list[dict[str, Any]]:
     """
@@ -400,13 +400,14 @@ def closed(
     this turn's prompt) as the next turn of the session sends them.
     ``continued``: releases up to 2.1.280 add `CONTINUE` beside the tool
     results of a turn that ended on them (B-23).  A turn that ended on tool
-    results is closed with `NO_RESPONSE`, unless ``joins_lone_answer`` and
-    the model answered once in it (a stream cut off and resumed aside):
-    then nothing closes it and the next prompt joins those results' message
-    (B-40); likewise, with ``joins_failed``, after a turn whose last request
-    failed (the message it carried stays unanswered).  Notes the loop queued
-    for a request it did not make (the quiet notice after the answer that
-    spent the last attempt) are not kept.
+    results is closed with `NO_RESPONSE`, unless its transcript ended on the
+    record of the tools it was asked with (``ends_on_record``, B-44): the
+    binary only closes a transcript that ends on a message, so the next
+    prompt joins those results' message (B-40); likewise, with
+    ``joins_failed``, after a turn whose last request failed (the message it
+    carried stays unanswered).  Notes the loop queued for a request it did
+    not make (the quiet notice after the answer that spent the last attempt)
+    are not kept.
     """
     turn = list(turn)
     while turn and turn[-1]["role"] in ("system", NOTE):
@@ -418,26 +419,25 @@ def closed(
         if continued and results:
             out[-1]["content"].append({"type": "text", "text": CONTINUE})
         # A turn whose last request failed ends on a message nobody answered (its
-        # prompt, a reminder): the next prompt joins it, as it joins lone results.
-        # Answered once since the user's last prompt of its own: a turn whose prompt
-        # joined the results of the turn before counts that turn's answer too, and is
-        # closed (probed on 2.1.328 with three turns, issue 24).
-        prompt_joined = len(before) >= 2 and before[-2]["role"] == "user"
-        lone = joins_lone_answer and results and _answers(turn) == 1
-        lone = lone and not (prompt_joined and has_tool_results(before[-2]))
-        if not (lone or joins_failed):
+        # prompt, a reminder): the next prompt joins it, as it joins results the
+        # transcript's record of the tools followed.
+        if not ((ends_on_record and results) or joins_failed):
             out.append({"role": "assistant", "content": [{"type": "text", "text": NO_RESPONSE}]})
     return out
 
 
-def _answers(turn: Sequence[dict[str, Any]]) -> int:
-    """The model's answers in a turn, not counting one cut off mid-stream and resumed (B-40)."""
-    resumed = {
-        at - 1
-        for at, m in enumerate(turn)
-        if m["role"] == "user" and m["content"] == data.CUT_OFF_NOTICE
-    }
-    return sum(1 for at, m in enumerate(turn) if m["role"] == "assistant" and at not in resumed)
+def answered_before(resumed: Sequence[dict[str, Any]]) -> bool:
+    """
+    Whether a session's earlier turns hold a complete answer of the model (not
+    the binary's own `NO_RESPONSE`, not a broken stream's part the next
+    message resumed): the transcript has recorded its tools then (B-44).
+    """
+    return any(
+        m["role"] == "assistant"
+        and m["content"] != [{"type": "text", "text": NO_RESPONSE}]
+        and not (at + 1 < len(resumed) and resumed[at + 1]["content"] == data.CUT_OFF_NOTICE)
+        for at, m in enumerate(resumed)
+    )
 
 
 #: What releases up to 2.1.280 add to the tool results a resumed turn ended on.
