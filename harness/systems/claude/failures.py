@@ -6,8 +6,9 @@ Claude Code 2.1.328, against the fake API (docs/model-api.md):
 - **400 and 422**, whatever the message or ``x-should-retry``: the request is
   sent again with fewer beta features, six requests in all, with no
   ``api_retry`` line; an answer at any step ends the cascade.
-- **404**: one more request without streaming; a second 404 ends the run
-  naming the model.
+- **404**: one more request without streaming; a second 404 in a row ends the run
+  naming the model (a 404 after an answer is sent again unstreamed too, probed
+  on 2.1.328).
 - **401, 408, 409, 429, 5xx, 529**, and any status whose ``x-should-retry``
   is ``true``: retried with ``api_retry`` lines, ``CLAUDE_CODE_MAX_RETRIES``
   times (10 by default, 15 at most), unless ``x-should-retry: false``; a

@@ -27,7 +27,8 @@ retried whole and its partial calls never count; prose broken by an SSE
 error is resumed three times; a ``refusal`` stop is continued once, then
 ends the run in error without the object; a ``--resume`` turn counts only
 its own calls (LOOP-12); an answer with nothing to show (no text, no call)
-is nudged once unless StructuredOutput was already called this turn, and
+is nudged unless StructuredOutput was already called this turn (once until
+an answer shows something), and
 notes in a row go as one user message (`wire.joined`).  Modelled from the
 seed alone, because they need remote configuration the real binary cannot
 be given offline (scenarios with them skip the real target and say why;
@@ -97,7 +98,8 @@ class Loop:
         #: but a caller's timeout counts them (a real binary is killed while it waits).
         self.waited = 0.0
         #: The run ended on a request that failed (the API's error, overloads, a lost
-        #: connection): the message it carried stays unanswered (B-40).
+        #: connection) or on a refusal: the transcript ends on the CLI's error message
+        #: and the message before it stays unanswered (B-40).
         self.unanswered = False
         #: The next request goes without streaming (the silent retry of a cut stream).
         self.unstreamed = False
@@ -191,7 +193,10 @@ class Loop:
                 self.recoveries.answered()
                 self.history += self.pending  # they go in before the answer (B-33)
                 self.pending.clear()
-                answer = wire.read_answer(response) if stream else wire.read_message(response)
+                reparses = self.profile.reparses_string_input  # B-46
+                answer = (
+                    wire.read_answer(response) if stream else wire.read_message(response, reparses)
+                )
             stream = True
             if self.settled(turn, answer):
                 return
@@ -390,7 +395,10 @@ class Loop:
         limit = turn.allowed if isinstance(turn.allowed, int) else js_number(turn.allowed)
         message = f"Failed to provide valid structured output after {limit} attempts"
         if turn.last_rejection and self.profile.exhaustion_names_last_error:  # B-03
-            last = words.shortened(turn.last_rejection, LAST_ERROR_CUT)
+            # The error as the CLI raised it: no tool_use_error tags, one line (B-46).
+            error = turn.last_rejection.removeprefix("<tool_use_error>")
+            error = error.removesuffix("</tool_use_error>").replace("\n", " ")
+            last = words.shortened(error, LAST_ERROR_CUT)
             message += f" \u2014 last StructuredOutput error: {last}"
         self.result({"subtype": "error_max_structured_output_retries", "errors": [message]})
 
@@ -455,6 +463,7 @@ class Loop:
     def taken(self, turn: Turn, answer: wire.Answer) -> bool:
         """A complete answer shown and answered: True when the run has ended."""
         turn.failures = turn.overloads = turn.cascade = 0
+        turn.plain = False  # a 404 after an answer is sent again unstreamed too (probed)
         turn.resumed_unseen = False
         self.talk.answers += 1
         mark = len(self.history)
@@ -596,8 +605,12 @@ class Loop:
         return taking
 
     def judge(self, schema_text: str, raw: str) -> validator.Verdict:
-        """A StructuredOutput call, with the release's checks (B-02, B-04, B-16, B-38)."""
+        """A StructuredOutput call, with the release's checks (B-02, B-04, B-16, B-38, B-46)."""
         profile = self.profile
+        error = words.unparsed_error(TOOL_NAME, raw)
+        if error is not None:  # an input the CLI could not read is not judged (B-46)
+            value = json.loads(raw)
+            return validator.Verdict(error, value, value)
         if profile.checks_input_type:
             value = validator.normalized(raw)
             error = words.input_type_error(profile, value)
@@ -641,6 +654,9 @@ class Loop:
                 state = self.renderer.state
                 state.refused, state.synthetic = None, False
                 return False
+            # Its message ends the transcript, as a failed request's does: the next
+            # prompt of the session joins what came before (probed on 2.1.328, B-40).
+            self.unanswered = True
             ended: dict[str, Any] = {"refused": True}
             if self.profile.refusal_keeps_object and self.accepted is not None:  # B-10
                 ended["structured_output"] = self.accepted[0]
@@ -677,7 +693,7 @@ class Loop:
 def _unseen(answer: wire.Answer) -> bool:
     """
     An answer that ended its turn with nothing for the user: no text (blank
-    text is not sent) and no call, thinking at most; the CLI nudges it once.
+    text is not sent) and no call, thinking at most; the CLI nudges it once in a row.
     """
     return not any(map(wire.shown, answer.blocks)) and answer.stop_reason in _TURN_ENDS
 

@@ -468,6 +468,8 @@ class ClaudeProfile:
     attached_tokens: int
     #: Text output names the first error when the attempts run out (B-43).
     text_names_error: bool
+    #: An unstreamed call's string input is read as JSON or kept unparsed (B-46).
+    reparses_string_input: bool
     wraps_notes: bool
     multiple_of_precision: int | None
     resumes_broken_prose: bool

@@ -301,6 +301,19 @@ ROWS: tuple[Entry, ...] = (
         f"B-40 ({_B}): the new prompt joins the unanswered message of a turn whose last "
         "request failed (2.1.282, 2.1.328)",
     ),
+    # B-46: a call's input that an unstreamed answer gives as a JSON string.
+    entry(
+        "reparses_string_input",
+        "<2.1.328",
+        False,
+        f"B-46 ({_B}): probed on 2.1.328 only; earlier releases are taken to spread it",
+    ),
+    entry(
+        "reparses_string_input",
+        ">=2.1.328",
+        True,
+        f"B-46 ({_B}): an unstreamed call's string input is read as JSON, or kept unparsed",
+    ),
     # B-43: what the text output prints when the attempts run out (bisected on 2.1.258,
     # 2.1.259, 2.1.260, 2.1.261, 2.1.263 and 2.1.270).
     entry(

@@ -34,7 +34,7 @@ from typing import Any
 
 from harness.catalogue import jsonvalue
 from harness.systems import sandbox
-from harness.systems.claude import permissions
+from harness.systems.claude import permissions, words
 from harness.systems.claude.profile import ClaudeProfile
 from providers_fake.cli.claude import data
 
@@ -256,6 +256,10 @@ class Bench:
             # A built-in tool --tools left out (probed on Bash with --tools "").
             text = f"Error: No such tool available: {call.name}. {call.name} {DISABLED}"
             return _error(call, f"<tool_use_error>{text}</tool_use_error>", text, None)
+        unread = words.unparsed_error(call.name, json.dumps(call.input))
+        if unread is not None:  # an input the CLI could not read as JSON (B-46)
+            line = unread.removeprefix("<tool_use_error>").removesuffix("</tool_use_error>")
+            return _error(call, unread, f"Error: {line}", None)
         issues = input_problems(call.name, call.input)
         if issues:
             content, line = _input_error(call.name, issues, self.profile.missing_as_unknown)

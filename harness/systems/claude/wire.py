@@ -313,8 +313,12 @@ def read_answer(response: net.Response) -> Answer:
     return answer
 
 
-def read_message(response: net.Response) -> Answer:
-    """A non-streamed answer: one JSON message (a body that is not one is a cut answer)."""
+def read_message(response: net.Response, reparses: bool = False) -> Answer:
+    """
+    A non-streamed answer: one JSON message (a body that is not one is a cut
+    answer).  With ``reparses`` a call's input given as a JSON string is read
+    as the CLI reads it (`reparsed`, B-46).
+    """
     answer = Answer()
     try:
         response.read()
@@ -324,13 +328,69 @@ def read_message(response: net.Response) -> Answer:
         for block in message["content"]:
             kept = dict(block)
             if kept.get("type") == "tool_use":
-                kept["raw"] = json.dumps(kept.get("input", {}))
+                given = kept.get("input", {})
+                if reparses and isinstance(given, str):
+                    kept["input"] = given = reparsed(given)
+                kept["raw"] = json.dumps(given)
             answer.take(kept)
     except net.TimeoutException:
         raise
     except (net.TransportError, ValueError, KeyError, TypeError, AttributeError):
         answer.truncated = True  # a body cut off is a cut answer, as a cut stream is
     return answer
+
+
+#: Where the CLI keeps a call's input it could not read as JSON (read in 2.1.328).
+UNPARSED = "__unparsedToolInput"
+#: How much of such an input the wrapper keeps, in UTF-16 code units.
+UNPARSED_KEPT = 2048
+
+
+def reparsed(text: str) -> object:
+    """
+    A call's input that a non-streamed answer gave as a JSON string, as the
+    CLI holds it (B-46, read in 2.1.328 and probed): the string read as JSON;
+    ``{}`` for ``null`` or an empty string; anything else that is not JSON
+    kept in the `UNPARSED` wrapper with its length, both in UTF-16 code units.
+    """
+    try:
+        value = json.loads(text, parse_constant=_not_json)
+    except ValueError:
+        if text.strip() == "null" or not text:
+            return {}
+        return {UNPARSED: {"raw": js_cut(text, UNPARSED_KEPT), "len": js_length(text)}}
+    return {} if value is None else value
+
+
+def unparsed(value: object) -> tuple[str, int] | None:
+    """The text and length an `UNPARSED` wrapper holds, if ``value`` is one."""
+    if not isinstance(value, dict) or set(value) != {UNPARSED}:
+        return None
+    inner = value[UNPARSED]
+    if not isinstance(inner, dict) or not isinstance(inner.get("raw"), str):
+        return None
+    length = inner.get("len")
+    return (inner["raw"], length) if isinstance(length, int) else None
+
+
+def js_length(text: str) -> int:
+    """``text.length`` in JavaScript: UTF-16 code units."""
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def js_cut(text: str, units: int) -> str:
+    """The first ``units`` UTF-16 code units of ``text``, never half a surrogate pair."""
+    encoded = text.encode("utf-16-le", "surrogatepass")
+    if len(encoded) <= 2 * units:
+        return text
+    head = encoded[: 2 * units]
+    if 0xD800 <= int.from_bytes(head[-2:], "little") <= 0xDBFF:
+        head = head[:-2]
+    return head.decode("utf-16-le", "surrogatepass")
+
+
+def _not_json(name: str) -> object:
+    raise ValueError(f"{name} is not JSON")
 
 
 def failure_of(response: net.Response) -> Failure:

@@ -9,9 +9,10 @@ row: B-01, B-09, ...).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 
-from harness.systems.claude import models
+from harness.systems.claude import models, wire
 from harness.systems.claude.profile import ClaudeProfile
 from providers_fake.cli.claude import data
 
@@ -112,6 +113,29 @@ _JSON_TYPES: dict[type, str] = {
 }  # fmt: skip
 #: The pinned default model, whose article ``data.refusal_text`` names.
 DEFAULT_MODEL = data.DEFAULT_MODEL
+
+
+#: How much of an input it could not read the CLI shows, in UTF-16 code units (B-46).
+UNPARSED_SHOWN = 200
+
+
+def unparsed_error(name: str, raw: str) -> str | None:
+    """
+    The tool result of a call whose input the CLI could not read as JSON (the
+    `wire.UNPARSED` wrapper, B-46): its first 200 code units and its length.
+    """
+    found = wire.unparsed(json.loads(raw)) if wire.UNPARSED in raw else None
+    if found is None:
+        return None
+    text, length = found
+    shown = wire.js_cut(text, UNPARSED_SHOWN)
+    return (
+        f"<tool_use_error>InputValidationError: {name} was called with input that could not "
+        f"be parsed as JSON.\nYou sent (first {wire.js_length(shown)} of {length} bytes): "
+        f"{shown}\nCommon causes: unescaped backslashes in file paths (use / or \\\\), "
+        "unescaped control characters, or truncated output. Retry with valid JSON."
+        "</tool_use_error>"
+    )
 
 
 def shortened(text: str, units: int) -> str:
