@@ -437,10 +437,13 @@ class Loop:
             # The partial message never enters the conversation.  A cut stream is
             # retried CLAUDE_CODE_MAX_RETRIES times with api_retry lines, then once
             # more without one; a cut after that ends the run (B-41, probed with 0-2).
-            if turn.cuts < turn.budget:
+            if turn.cuts + turn.failures < turn.budget:
+                # Errors retried for the same request spend the same retries (probed on
+                # 2.1.328: a 503 retried, then a cut, gets no api_retry line).
                 turn.cuts += 1
-                delay = self.back_off(turn.cuts, None)
-                self.event("api_retry", {"attempt": turn.cuts, "status": None, "delay_ms": delay})
+                attempt = turn.cuts + turn.failures
+                delay = self.back_off(attempt, None)
+                self.event("api_retry", {"attempt": attempt, "status": None, "delay_ms": delay})
                 return False
             if not turn.cut_unseen:
                 # Sent without streaming: an SSE error in its answer comes as the API's
