@@ -62,6 +62,9 @@ class Card:
     #: Whether the model is told when it has not spoken to the user in a while (B-25;
     #: probed on 2.1.328 with every model the release knows, and a model it does not).
     quiet: bool = False
+    #: Whether the model is given the task tools (TaskCreate, TaskUpdate, ...) and so
+    #: the reminder to use them (B-47; probed on 2.1.328 with every model it knows).
+    tasks: bool = False
 
 
 #: The support article of a refusal by a model without a card of its own article.
@@ -70,7 +73,7 @@ _FABLE = "15363606"
 
 
 def _older(name: str, cutoff: str | None) -> Card:
-    return Card(name, cutoff, IN_RESULT, wrapped=True)
+    return Card(name, cutoff, IN_RESULT, wrapped=True, tasks=True)
 
 
 # fmt: off

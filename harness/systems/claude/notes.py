@@ -3,8 +3,9 @@ The conversation Claude Code keeps with the model, and the notes it adds to it.
 
 Besides the answers and tool results, the CLI writes notes of its own into
 the conversation: the tokens left and the model's own name after tool results
-(B-14, B-34, placed as the model's card says, `models`), the enforce reminder,
-the nudge and the refusal's note.  Where a note goes, joined to a message or
+(B-14, B-34, placed as the model's card says, `models`), the reminder that the
+task tools have not been used for a while (B-47), the enforce reminder, the
+nudge and the refusal's note.  Where a note goes, joined to a message or
 one of its own, decides what the model is sent (`wire.joined` merges user
 messages in a row) and whether a later note follows it; this module holds
 those rules, the loop (`harness.systems.claude.loop`) says when.
@@ -47,6 +48,8 @@ class Conversation:
     announced: str = ""
     #: The notes attached to results, by the results' index (-1: after the prompt).
     attached: dict[int, list[str]] = field(default_factory=dict)
+    #: The session's answer rows (`rows`) when this run sent the task tools' reminder.
+    reminded: int | None = None
 
     def token_note(self, model: str) -> None:
         """
@@ -67,6 +70,10 @@ class Conversation:
         self.noted = len(self.messages)
         found = models.card(model, self.profile.known_models())
         texts = []
+        tasks = found is not None and found.tasks and self.profile.task_reminder
+        if tasks and self.task_reminder_due():
+            texts.append(TASK_REMINDER)  # before the others (probed on 2.1.328, B-47)
+            self.reminded = self.rows()
         if self.profile.announces_model and model != self.announced:
             texts.append(models.announcement(model, found))
             self.announced = model
@@ -78,6 +85,34 @@ class Conversation:
         if texts:
             at = -1 if last is None else max(i for i, m in enumerate(self.messages) if m is last)
             self.attached[at] = texts
+
+    def rows(self) -> int:
+        """The rows the CLI's transcript holds for the session's answers so far (`_rows`)."""
+        return sum(_rows(m) for m in (*self.resumed, *self.messages))
+
+    def task_reminder_due(self) -> bool:
+        """
+        Whether the task tools' reminder goes with this request's notes to a
+        model given those tools (B-47, read in 2.1.328 and probed): the
+        answers' transcript rows
+        since the last call of TaskCreate or TaskUpdate, and since the last
+        such reminder, are `TASK_REMINDER_ROWS` or more each.
+        """
+        since_use = since_reminder = 0
+        used = reminded = False
+        if self.reminded is not None:
+            since_reminder, reminded = self.rows() - self.reminded, True
+        for message in reversed([*self.resumed, *self.messages]):
+            if message["role"] == "assistant":
+                rows = _rows(message)
+                used = used or _uses(message, TASK_TOOLS)
+                since_use += 0 if used else rows
+                since_reminder += 0 if reminded else rows
+            elif TASK_REMINDER_START in str(message["content"]):
+                reminded = True
+            if used and reminded:
+                break
+        return min(since_use, since_reminder) >= TASK_REMINDER_ROWS
 
     def rendered(self, model: str) -> list[dict[str, Any]]:
         """
@@ -178,3 +213,39 @@ def _in_result(message: dict[str, Any], texts: list[str]) -> dict[str, Any] | No
     added = "".join(f"\n\n{words.reminder(t)}" for t in texts)
     noted = {**last, "content": last["content"] + added}
     return {**message, "content": [noted if b is last else b for b in content]}
+
+
+#: The tools whose calls the task tools' reminder waits for (B-47).
+TASK_TOOLS = frozenset({"TaskCreate", "TaskUpdate"})
+#: Answer rows without them, and since the last reminder, before the reminder (B-47).
+TASK_REMINDER_ROWS = 10
+#: The reminder, as 2.1.328 writes it when the session has no tasks (B-47).
+TASK_REMINDER = (
+    "The task tools haven't been used recently. If you're working on tasks that would "
+    "benefit from tracking progress, consider using TaskCreate to add new tasks and "
+    "TaskUpdate to update task status (set to in_progress when starting, completed when "
+    "done). Also consider cleaning up the task list if it has become stale. Only use these "
+    "if relevant to the current work. This is just a gentle reminder - ignore if not "
+    "applicable.\n"
+)
+TASK_REMINDER_START = TASK_REMINDER[:40]
+
+
+def _rows(message: dict[str, Any]) -> int:
+    """
+    The rows an answer takes in the CLI's transcript: one per block, thinking
+    blocks aside (a row of thinking alone is not counted, B-47).
+    """
+    if message["role"] != "assistant":
+        return 0
+    content = message["content"]
+    if not isinstance(content, list):
+        return 1
+    return sum(1 for b in content if b.get("type") not in ("thinking", "redacted_thinking"))
+
+
+def _uses(message: dict[str, Any], names: frozenset[str]) -> bool:
+    content = message["content"]
+    return isinstance(content, list) and any(
+        b.get("type") == "tool_use" and b.get("name") in names for b in content
+    )

@@ -470,6 +470,8 @@ class ClaudeProfile:
     text_names_error: bool
     #: An unstreamed call's string input is read as JSON or kept unparsed (B-46).
     reparses_string_input: bool
+    #: The task tools' reminder after ten answer rows without them (B-47).
+    task_reminder: bool
     wraps_notes: bool
     multiple_of_precision: int | None
     resumes_broken_prose: bool

@@ -314,6 +314,19 @@ ROWS: tuple[Entry, ...] = (
         True,
         f"B-46 ({_B}): an unstreamed call's string input is read as JSON, or kept unparsed",
     ),
+    # B-47: the task tools' reminder.
+    entry(
+        "task_reminder",
+        "<2.1.328",
+        False,
+        f"B-47 ({_B}): probed on 2.1.328 only; earlier releases are taken not to send it",
+    ),
+    entry(
+        "task_reminder",
+        ">=2.1.328",
+        True,
+        f"B-47 ({_B}): ten answer rows without TaskCreate or TaskUpdate bring a reminder",
+    ),
     # B-43: what the text output prints when the attempts run out (bisected on 2.1.258,
     # 2.1.259, 2.1.260, 2.1.261, 2.1.263 and 2.1.270).
     entry(

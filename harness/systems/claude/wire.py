@@ -193,7 +193,9 @@ class _Notes:
                 blocks[at - 1] = {**blocks[at - 1], "text": blocks[at - 1]["text"][:-1]}
             blocks.insert(at, {"type": "text", "text": f"{text}\n"})
             last["content"] = blocks
-            self.joined = (last, at + 1, False)
+            # The line break is the seam's: a note placed after this one takes it
+            # (probed on 2.1.328 with the task tools' reminder and the token note).
+            self.joined = (last, at + 1, True)
             return
         if last is not None and any(last is m for m in self.made):
             last["content"] = f"{last['content']}\n\n{text}"
