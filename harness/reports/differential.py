@@ -32,6 +32,7 @@ from harness.exceptions import Problem
 from harness.seams.case import CaseResult
 from harness.seams.model_api.expect import ExpectationPatch
 from harness.seams.model_api.values import ModelApiOutcome, show_value, stable
+from harness.systems.claude import compaction
 from harness.targets import REAL_KINDS, REFERENCE_KINDS
 
 _TOP = ("exit_code", "stderr", "timed_out", "line_types")
@@ -236,11 +237,14 @@ def project(outcome: ModelApiOutcome) -> dict[str, Any]:
     # Requests beside the conversation (a connectivity check) by what they are; a model
     # of a version that sends them must send them too.
     out["side_requests"] = [r.side for r in outcome.requests if r.side is not None]
-    out["requests"] = [
-        {name: getattr(r, name) for name in _PER_REQUEST}
-        for r in outcome.requests
-        if r.side is None
-    ]
+    # A release's own long prose (the compaction instructions, B-48) by its digest.
+    out["requests"] = compaction.masked(
+        [
+            {name: getattr(r, name) for name in _PER_REQUEST}
+            for r in outcome.requests
+            if r.side is None
+        ]
+    )
     if outcome.stdout is not None:  # a run that printed text: what it printed, exactly
         out["stdout"] = outcome.stdout
     masked: dict[str, Any] = stable(out)

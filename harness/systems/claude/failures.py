@@ -37,7 +37,7 @@ session, which cannot be compacted: the run ends at once in the CLI's words
 conversation (B-39; up to 2.1.327 it is sent once more first).  Later in a
 session the CLI tries to compact the conversation first: after a 413 with a
 single answer in the session it gives up at once (`Loop.failed`, two status
-lines); with more it summarises them in requests of its own, not modelled.
+lines); with more it summarises them in requests of its own (`compaction`, B-48).
 
 When the retries are spent, each kind ends the run in its own words and
 with its own ``error`` field (`ending`).  The loop (`harness.systems.claude.loop`)

@@ -46,7 +46,7 @@ import json
 from typing import Any
 
 from harness import net
-from harness.systems.claude import failures, models, strict, validator, wire, words
+from harness.systems.claude import compaction, failures, models, strict, validator, wire, words
 from harness.systems.claude.answer import Taking
 from harness.systems.claude.notes import Conversation, card_note
 from harness.systems.claude.tools import Bench
@@ -127,6 +127,8 @@ class Loop:
         self.recorded_at: tuple[int, object] | None = None
         #: The model of the run's last complete answer (B-45).
         self.answered_by: str | None = None
+        #: The body of the last request sent (what a compaction summarises, B-48).
+        self.sent: dict[str, Any] = {}
         #: Notes sent after the conversation until an answer comes, then part of it.
         self.pending: list[dict[str, Any]] = []
         #: The CLI's estimate of the first exchange's tokens (B-39): the prompt's and
@@ -180,6 +182,7 @@ class Loop:
                 tail=models.PLANNING_HINT if hinted else None,
             )
             left = self.time_left()
+            self.sent = body
             with self.client.stream(
                 "POST", self.url, content=wire.encoded(body), headers=wire.SENT, timeout=left
             ) as response:
@@ -243,8 +246,10 @@ class Loop:
         if status == 413 and self.talk.groups() == 1:
             # Later in a session the CLI tries to compact the conversation first, and
             # gives up at once when it holds a single answer (probed on 2.1.328); with
-            # more it summarises them in requests of its own (not modelled).
+            # more it summarises them in requests of its own (`summarise`, B-48).
             self.event("compact_failed", {"error": "too_few_groups"})
+        elif status == 413 and self.talk.groups() > 1 and self.profile.summarises:
+            self.summarise()
         if FOUNDRY_WORDING in failure.message and tool.get("strict") is True:
             self.foundry_gap = True  # remembered; the retry goes without strict (LOOP-10)
             return True
@@ -293,6 +298,28 @@ class Loop:
             self.ended(failure, turn)  # retries spent: no fallback (probed with a 408)
             return None
         return self.last_resort(failure, turn)
+
+    def summarise(self) -> None:
+        """
+        The summary requests of a compaction after a 413 (B-48): each that gets a
+        413 too is sent once more, then the compaction has failed and the 413
+        ends the run.  A summary the model gives is not modelled: the run ends
+        on the 413 as before.
+        """
+        caching = not wire.env_on(self.settings.env.get("DISABLE_PROMPT_CACHING"))
+        messages = compaction.summary_messages(list(self.sent["messages"]), caching)
+        if messages is None:
+            return
+        body = wire.encoded({**self.sent, "messages": messages})
+        for _ in range(compaction.SUMMARY_REQUESTS):
+            left = self.time_left()
+            with self.client.stream(
+                "POST", self.url, content=body, headers=wire.SENT, timeout=left
+            ) as response:
+                response.read()
+                if response.status_code != 413:
+                    return
+        self.event("compact_failed", {"error": compaction.UNSTRIPPABLE})
 
     def last_resort(self, failure: failures.Failure, turn: Turn) -> bool | None:
         """

@@ -472,6 +472,8 @@ class ClaudeProfile:
     reparses_string_input: bool
     #: The task tools' reminder after ten answer rows without them (B-47).
     task_reminder: bool
+    #: A 413 later in a session with two answers or more is summarised first (B-48).
+    summarises: bool
     wraps_notes: bool
     multiple_of_precision: int | None
     resumes_broken_prose: bool

@@ -327,6 +327,19 @@ ROWS: tuple[Entry, ...] = (
         True,
         f"B-47 ({_B}): ten answer rows without TaskCreate or TaskUpdate bring a reminder",
     ),
+    # B-48: the summary requests of a compaction after a 413.
+    entry(
+        "summarises",
+        "<2.1.328",
+        False,
+        f"B-48 ({_B}): probed on 2.1.328 only; earlier releases are taken to end on the 413",
+    ),
+    entry(
+        "summarises",
+        ">=2.1.328",
+        True,
+        f"B-48 ({_B}): a 413 with two answers or more brings two summary requests first",
+    ),
     # B-43: what the text output prints when the attempts run out (bisected on 2.1.258,
     # 2.1.259, 2.1.260, 2.1.261, 2.1.263 and 2.1.270).
     entry(
