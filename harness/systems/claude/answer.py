@@ -179,6 +179,11 @@ class Taking:
         )
         self.results.append(dict(result.block))
         self.text_after = None  # a result came last: the run's result is the object's JSON
+        if self.accepted is None and self.spent(self.rejections):
+            # The limit is looked at after every tool's result, not only after refused
+            # calls: with none allowed, the first result before an object ends the run
+            # (probed on 2.1.328 with MAX_STRUCTURED_OUTPUT_RETRIES=0).
+            self.exhausted = True
 
     def _judged(self, item: _Item) -> None:
         call = item.call
