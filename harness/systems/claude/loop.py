@@ -51,6 +51,7 @@ from harness.systems.claude.answer import Taking
 from harness.systems.claude.notes import Conversation, card_note
 from harness.systems.claude.tools import Bench
 from harness.systems.claude.turn import Settings, Turn
+from providers_fake.api import realcli
 from providers_fake.cli.claude import data
 from providers_fake.cli.claude.render import ClaudeRenderer
 from providers_fake.cli.jsonout import js_number
@@ -95,7 +96,7 @@ class Loop:
         #: The deployment said it has no structured outputs: strict is stripped from now on.
         self.foundry_gap = False
         #: Seconds the CLI would have slept between retries: the reference does not wait,
-        #: but a caller's timeout counts them (a real binary is killed while it waits).
+        #: but they count towards the CLI's own time (`time_left`).
         self.waited = 0.0
         #: The run ended on a request that failed (the API's error, overloads, a lost
         #: connection) or on a refusal: the transcript ends on the CLI's error message
@@ -191,7 +192,9 @@ class Loop:
                     decision = self.failed(turn, tool, wire.failure_of(response))
                     if decision is None:
                         return
-                    stream = decision
+                    # A request sent again unstreamed after a 404 stays so through its
+                    # retries (probed on 2.1.328: a 529 on it, then SSE errors as 500s).
+                    stream = decision and not turn.plain
                     continue
                 self.recoveries.answered()
                 self.history += self.pending  # they go in before the answer (B-33)
@@ -220,13 +223,19 @@ class Loop:
         return True
 
     def time_left(self) -> float | None:
-        """Seconds until the caller kills the run; raises once they are up."""
-        if self.settings.timeout is None:
+        """
+        Seconds an answer may be held back before the caller kills the run;
+        raises once the run is over its time.  As the harness times a real
+        binary (`realcli.OWN_TIME`): the timeout is for answers held back, and
+        the CLI's own time, its back-offs here, is bounded on top of it.
+        """
+        timeout = self.settings.timeout
+        if timeout is None:
             return None
-        left = self.settings.timeout - self.waited
-        if left <= 0:
+        own = timeout + realcli.OWN_TIME - self.waited
+        if own <= 0:
             raise net.ReadTimeout("the caller's timeout passed")
-        return left
+        return min(timeout, own)
 
     # -- HTTP errors -------------------------------------------------------------------
 
@@ -359,11 +368,11 @@ class Loop:
         return True
 
     def back_off(self, attempt: int, retry_after: str | None) -> int:
-        """The wait before a retry, in ms (counted towards the caller's timeout)."""
+        """The wait before a retry, in ms (counted towards the CLI's own time)."""
         base = failures.delay_base_ms(attempt, retry_after)
         delay = base + self.renderer.ids.below(base // 4 + 1)
         self.waited += delay / 1000
-        self.time_left()  # killed while it waits, when the caller's time runs out
+        self.time_left()  # killed while it waits, once its own time is up
         return delay
 
     def ended(
