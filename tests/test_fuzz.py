@@ -17,7 +17,8 @@ import sys
 import tempfile
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 import pytest
 import yaml
@@ -25,7 +26,8 @@ from hypothesis import strategies as st
 
 from harness import cli, targets
 from harness.catalogue import loader
-from harness.fuzz import model_api, write
+from harness.fuzz import model_api, verdict, write
+from harness.fuzz import run as fuzz_run
 from harness.fuzz.agent_cli import DRIVERS, AgentCliFuzzer, agent_cases
 from harness.fuzz.codex_cases import codex_cases
 from harness.fuzz.run import generate
@@ -307,3 +309,48 @@ def test_a_written_expectation_names_what_the_judged_target_added_and_lacked() -
     same = model_api._requests("claude", truth, truth, field)
     assert "messages_after_prompt_lack" not in same
     assert "messages_after_prompt_contain" not in same
+
+
+class _SameOutcome:
+    """A seam's judge reduced to its core: the outcomes are equal or not."""
+
+    def judge(self, truth: CaseResult, other: CaseResult) -> verdict.Judgement:
+        same = truth.outcome == other.outcome
+        found = () if same else (verdict.Difference("x", "x", truth.outcome, other.outcome),)
+        return verdict.Judgement(AGREE if same else DISAGREE, found, truth=truth, other=other)
+
+
+@pytest.mark.parametrize(
+    ("kind", "truths", "agreement", "raced", "runs"),
+    [
+        pytest.param("real", ["b", "a"], AGREE, True, 3, id="real-truth-races"),
+        pytest.param("real", ["b", "b", "b"], DISAGREE, False, 4, id="real-truth-holds"),
+        pytest.param("reference", ["b", "a"], DISAGREE, False, 2, id="reference-never-rerun"),
+    ],
+)
+def test_a_real_truth_is_run_again_before_a_disagreement_counts(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    kind: str,
+    truths: list[str],
+    agreement: str,
+    raced: bool,
+    runs: int,
+) -> None:
+    """The other did "a"; the truth's runs come out as ``truths`` (first, then reruns)."""
+    calls: list[str] = []
+    left = iter(truths)
+
+    def fake_execute(scenario: object, target: Any, options: object = None) -> CaseResult:
+        calls.append(target.name)
+        outcome = "a" if target.name == "other" else next(left)
+        return CaseResult("case", target.name, "passed", outcome)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(fuzz_run, "execute", fake_execute)
+    truth, other = SimpleNamespace(name="truth", kind=kind), SimpleNamespace(name="other")
+    judge = fuzz_run.Judge(_SameOutcome(), truth, other, tmp_path)  # type: ignore[arg-type]
+    judged = judge.judge(cast(Any, None))
+    assert (judged.agreement, judged.raced, len(calls)) == (agreement, raced, runs)
+    tally = fuzz_run.Tally()
+    tally.add({}, b"", judged)
+    assert ("with a rerun of the truth" in tally.line()) is raced

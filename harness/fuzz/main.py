@@ -181,7 +181,13 @@ def _fuzz(
     counts = tally.counts
     drawn = tally.per_class(fuzzer.class_names())
     return Summary(
-        tally.cases, counts["agree"], counts[DISAGREE], counts["errored"], tuple(findings), drawn
+        tally.cases,
+        counts["agree"],
+        counts[DISAGREE],
+        counts["errored"],
+        tuple(findings),
+        drawn,
+        tally.raced,
     )
 
 

@@ -23,7 +23,7 @@ import contextlib
 import hashlib
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol, cast
 
@@ -34,10 +34,10 @@ from hypothesis.database import DirectoryBasedExampleDatabase
 from harness.catalogue.scenario import Scenario
 from harness.exceptions import HarnessError
 from harness.fuzz import write
-from harness.fuzz.verdict import AGREE, DISAGREE, ERRORED, Judgement
+from harness.fuzz.verdict import AGREE, DISAGREE, ERRORED, RERUNS, Judgement
 from harness.seams import RunOptions
 from harness.seams.case import execute
-from harness.targets import Target
+from harness.targets import REAL_KINDS, Target
 
 Json = Any
 #: Bytes behind one generated case (hypothesis's own buffer size).
@@ -90,11 +90,14 @@ class Summary:
     findings: tuple[Finding, ...] = ()
     #: Per class of the users' world: (name, cases that drew it, of those agreeing).
     drawn: tuple[tuple[str, int, int], ...] = ()
+    #: Of the agreements, those with a rerun of a truth that raced.
+    raced: int = 0
 
     @property
     def last_line(self) -> str:
+        raced = f" ({self.raced} with a rerun of the truth)" if self.raced else ""
         return (
-            f"fuzz: {self.cases} cases, {self.agree} agree, "
+            f"fuzz: {self.cases} cases, {self.agree} agree{raced}, "
             f"{self.disagree} disagree, {self.errored} errored"
         )
 
@@ -124,9 +127,23 @@ class Judge:
         return judged
 
     def judge(self, scenario: Scenario) -> Judgement:
-        """``scenario`` on both targets, compared."""
+        """
+        ``scenario`` on both targets, compared.  When the other disagrees with
+        a real binary, the binary is run again (`RERUNS` times at most): an
+        agreement with a rerun counts, marked ``raced``, for the binary itself
+        does what the other did.  A truth that does not race gives the same
+        outcome each time, so a real disagreement stays one.
+        """
         truth = execute(scenario, self.truth, self.options)
-        return self.fuzzer.judge(truth, execute(scenario, self.other, self.options))
+        other = execute(scenario, self.other, self.options)
+        judged = self.fuzzer.judge(truth, other)
+        if judged.agreement != DISAGREE or self.truth.kind not in REAL_KINDS:
+            return judged
+        for _ in range(RERUNS):
+            again = self.fuzzer.judge(execute(scenario, self.truth, self.options), other)
+            if again.agreement == AGREE:
+                return replace(again, raced=True)
+        return judged
 
 
 def _quiet(**extra: Any) -> settings:
@@ -238,6 +255,8 @@ class Tally:
     """Cases as they are judged: counts, and per class its members' sizes and bytes."""
 
     counts: dict[str, int] = field(default_factory=lambda: {AGREE: 0, DISAGREE: 0, ERRORED: 0})
+    #: Agreements with a rerun of a truth that raced (`Judgement.raced`).
+    raced: int = 0
     classes: dict[str, list[tuple[int, dict[str, Json], bytes]]] = field(default_factory=dict)
     #: Per class of the users' world a case drew: [cases, agreeing cases].
     drawn: dict[str, list[int]] = field(default_factory=dict)
@@ -246,6 +265,7 @@ class Tally:
         self, case: dict[str, Json], replay: bytes, judged: Judgement, drew: tuple[str, ...] = ()
     ) -> None:
         self.counts[judged.agreement] += 1
+        self.raced += judged.raced
         for name in drew:
             tally = self.drawn.setdefault(name, [0, 0])
             tally[0] += 1
@@ -267,7 +287,11 @@ class Tally:
 
     def line(self) -> str:
         c = self.counts
-        return f"{self.cases} cases, {c[AGREE]} agree, {c[DISAGREE]} disagree, {c[ERRORED]} errored"
+        raced = f" ({self.raced} with a rerun of the truth)" if self.raced else ""
+        return (
+            f"{self.cases} cases, {c[AGREE]} agree{raced}, "
+            f"{c[DISAGREE]} disagree, {c[ERRORED]} errored"
+        )
 
 
 def scratch_dir() -> tempfile.TemporaryDirectory[str]:

@@ -18,6 +18,10 @@ from dataclasses import dataclass
 from harness.seams.case import CaseResult
 
 AGREE, DISAGREE, ERRORED = "agree", "disagree", "errored"
+#: How many more times a real truth is run when the other disagrees with it: a
+#: binary that races (a stream cut between its last two events, say) may do what
+#: the other did on another run, and then the other is faithful to it.
+RERUNS = 2
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,9 @@ class Judgement:
     #: A seam's own name for the class, when the differing fields alone would split
     #: one cause into many (an adaptor's wrong verdict shows in whatever else differs).
     label: str | None = None
+    #: An agreement with the truth run again: its first run came out otherwise, so the
+    #: truth races on this case, and the other did what it also does (`RERUNS`).
+    raced: bool = False
 
     @property
     def fields(self) -> tuple[str, ...]:
