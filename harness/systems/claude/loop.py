@@ -444,10 +444,10 @@ class Loop:
         was asked with when they are not those it last recorded: after the
         session's first complete answer, and after the first once tool search
         is dropped (B-44, read in 2.1.328's transcripts).  A broken stream's
-        part is not a complete answer, nor is a refusal, which the CLI meets
-        on a path of its own (probed).
+        part is not a complete answer, nor is one cut at the output limit, nor
+        a refusal, which the CLI meets on a path of its own (probed).
         """
-        if answer.midstream_error or answer.stop_reason == "refusal":
+        if answer.midstream_error or answer.stop_reason in ("refusal", "max_tokens"):
             return
         self.answered_by = model
         searchless = failures.TOOL_SEARCH in self.recoveries.dropped
