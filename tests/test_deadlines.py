@@ -101,14 +101,20 @@ def test_a_run_that_hangs_by_itself_is_bounded(
     assert run.seconds < 5
 
 
-def test_the_reference_model_counts_its_waits_not_its_work(monkeypatch: pytest.MonkeyPatch) -> None:
-    # However long the model's own work takes, only its waits count against the timeout.
+def test_the_reference_model_counts_its_back_offs_as_its_own_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # However long the model's own work takes, only its waits count; its back-offs are the
+    # CLI's own time, bounded by OWN_TIME on top of the timeout as for a real binary.
     monkeypatch.setattr(time, "monotonic", lambda: 1e9)
+    monkeypatch.setattr(realcli, "OWN_TIME", 1.0)
     loop = Loop.__new__(Loop)
-    loop.waited = 2.5
     loop.settings = type("S", (), {"timeout": 3.0})()
-    assert loop.time_left() == pytest.approx(0.5)
-    loop.waited = 3.0
+    loop.waited = 0.0
+    assert loop.time_left() == pytest.approx(3.0)  # a held answer: the timeout at most
+    loop.waited = 2.5
+    assert loop.time_left() == pytest.approx(1.5)  # what is left of timeout and own time
+    loop.waited = 4.0
     with pytest.raises(Exception, match="timeout"):
         loop.time_left()
 
