@@ -244,9 +244,9 @@ class Loop(Recovery):
         part is not a complete answer, nor is one cut at the output limit, nor
         a refusal, which the CLI meets on a path of its own (probed).
         """
+        self.answered_by = model  # any answer the transcript keeps names its model (B-45)
         if answer.midstream_error or answer.stop_reason in ("refusal", "max_tokens"):
             return
-        self.answered_by = model
         searchless = failures.TOOL_SEARCH in self.recoveries.dropped
         if self.recorded is None or self.recorded != searchless:
             self.recorded = searchless
