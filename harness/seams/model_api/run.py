@@ -408,7 +408,7 @@ def _claude_session(
 ) -> _Session:
     from harness.systems.claude.run import run_claude  # noqa: PLC0415
 
-    def turn(prompt: str, resumed: tuple[dict[str, Any], ...], model: str | None) -> Any:
+    def turn(prompt: str, resumed: tuple[dict[str, Any], ...], model: str | None, rows: int) -> Any:
         return run_claude(
             client,
             prompt=prompt,
@@ -422,6 +422,7 @@ def _claude_session(
             refusal_fallback_model=request.refusal_fallback_model,
             resumed=resumed,
             resumed_model=model,
+            resumed_rows=rows,
             allowed_tools=request.allowed_tools,
             cwd=workdir / "probe",
             workdir=workdir,
@@ -433,14 +434,15 @@ def _claude_session(
 
     conversation: tuple[dict[str, Any], ...] = ()
     model: str | None = None  # the model of the session's last answer (B-45)
+    rows = 0  # the CLI's own error rows in the transcript (B-47)
     codes: list[int] = []
     for prompt in request.earlier_prompts:  # one session, each turn resuming the last
-        earlier = turn(prompt, conversation, model)
+        earlier = turn(prompt, conversation, model, rows)
         codes.append(earlier.exit_code)
         conversation = earlier.conversation
-        model = earlier.answered_by or model
+        model, rows = earlier.answered_by or model, earlier.error_rows
     mark = len(fake.requests)
-    return _Session(turn(request.prompt, conversation, model), mark, tuple(codes))
+    return _Session(turn(request.prompt, conversation, model, rows), mark, tuple(codes))
 
 
 def _codex_session(

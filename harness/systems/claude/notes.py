@@ -50,6 +50,10 @@ class Conversation:
     attached: dict[int, list[str]] = field(default_factory=dict)
     #: The session's answer rows (`rows`) when this run sent the task tools' reminder.
     reminded: int | None = None
+    #: Rows of the CLI's own error messages (a refusal's, an API error's), which the
+    #: transcript keeps as answers but the wire never carries: earlier turns' and this
+    #: run's (B-47).
+    error_rows: int = 0
 
     def token_note(self, model: str) -> None:
         """
@@ -88,7 +92,7 @@ class Conversation:
 
     def rows(self) -> int:
         """The rows the CLI's transcript holds for the session's answers so far (`_rows`)."""
-        return sum(_rows(m) for m in (*self.resumed, *self.messages))
+        return sum(_rows(m) for m in (*self.resumed, *self.messages)) + self.error_rows
 
     def task_reminder_due(self) -> bool:
         """
@@ -112,6 +116,10 @@ class Conversation:
                 reminded = True
             if used and reminded:
                 break
+        # Where the CLI's error rows stood among the answers is not kept: they count
+        # as after the last use and reminder found in the messages.
+        since_use += 0 if used else self.error_rows
+        since_reminder += 0 if reminded else self.error_rows
         return min(since_use, since_reminder) >= TASK_REMINDER_ROWS
 
     def rendered(self, model: str) -> list[dict[str, Any]]:

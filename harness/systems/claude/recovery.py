@@ -49,6 +49,10 @@ class Recovery:
     denials: list[dict[str, Any]]
 
     def event(self, name: str, arg: object = None) -> None:
+        if name == "api_error_message" or (name == "refusal" and _words(arg)):
+            # The CLI keeps its own error message as an answer row of the transcript,
+            # which the task tools' reminder counts (B-47, probed on 2.1.328).
+            self.talk.error_rows += 1
         self.renderer.event(name, arg)
 
     def result(self, fields: dict[str, Any]) -> None:
@@ -316,3 +320,8 @@ class Recovery:
         self.talk.truncate(mark)
         self.event("refusal_fallback", {"from": model, "to": target})
         return wire.calls(gone)
+
+
+def _words(arg: object) -> bool:
+    """Whether a refusal's line carries the CLI's message (not the quiet kind, B-36)."""
+    return isinstance(arg, dict) and "text" in arg

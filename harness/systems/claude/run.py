@@ -54,9 +54,11 @@ class ClaudeRun:
     conversation: tuple[dict[str, Any], ...] = ()
     #: Killed at the caller's timeout (exit_code is then -9, as for SIGKILL).
     timed_out: bool = False
-    #: The model of the run's last complete answer, if it had one: a resumed
-    #: session goes on with it when the user named no model (B-45).
+    #: The model of the run's last answer, if it had one: a resumed session goes
+    #: on with it when the user named no model (B-45).
     answered_by: str | None = None
+    #: The session's rows of the CLI's own error messages so far (B-47).
+    error_rows: int = 0
 
     @property
     def lines(self) -> list[object]:
@@ -115,6 +117,7 @@ def run_claude(
     refusal_fallback_model: str | None = None,
     resumed: Sequence[dict[str, Any]] = (),
     resumed_model: str | None = None,
+    resumed_rows: int = 0,
     allowed_tools: Sequence[str] = (),
     cwd: Path | None = None,
     workdir: Path | None = None,
@@ -132,9 +135,10 @@ def run_claude(
     write.  ``verbose`` defaults to what ``output_format`` needs (stream-json
     requires it).  ``resumed`` is an earlier run's `ClaudeRun.conversation`:
     this run resumes that session, and only this turn's calls count against
-    its budget; ``resumed_model`` is the model of the session's last complete
-    answer (`ClaudeRun.answered_by`).  With ``timeout`` the run is killed when it passes, as the
-    harness kills a real CLI: what was printed stays, the exit code is -9.
+    its budget; ``resumed_model`` is the model of the session's last answer
+    (`ClaudeRun.answered_by`) and ``resumed_rows`` its error rows so far.
+    With ``timeout`` the run is killed when it passes, as the harness kills a
+    real CLI: what was printed stays, the exit code is -9.
     ``max_turns`` and ``tools`` are ``--max-turns`` and ``--tools``; with
     ``output_format="text"`` the run prints its result as text (`text_line`).
     """
@@ -205,6 +209,7 @@ def run_claude(
     )
     bench.offered = None if tools is None else tuple(tools)
     loop = Loop(client, base_url, renderer, settings, bench)
+    loop.talk.error_rows = resumed_rows
     # The notice's own test of a name is not the suffix's (B-29): the release's ids and
     # any id extending one (2.1.235 names claude-haiku-5-5, not claude-opus-5-5).
     unknown = data.unrecognized_model(env.get("ANTHROPIC_MODEL"), aliases, known)
@@ -230,7 +235,12 @@ def run_claude(
         stdout = shown.encode()
     stderr = warnings + _notices(loop) + _stream(out, "stderr").decode()
     return ClaudeRun(
-        renderer.finish(), stdout, stderr, tuple(conversation), answered_by=loop.answered_by
+        renderer.finish(),
+        stdout,
+        stderr,
+        tuple(conversation),
+        answered_by=loop.answered_by,
+        error_rows=loop.talk.error_rows,
     )
 
 
