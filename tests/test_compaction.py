@@ -45,7 +45,7 @@ def test_a_conversation_with_one_answer_has_nothing_to_summarise() -> None:
     assert compaction.summary_messages(CONVERSATION[:3], caching=True) is None
 
 
-def test_known_instructions_are_shown_by_their_placeholder_others_as_they_are(
+def test_known_instructions_are_shown_by_a_placeholder(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     made_up = "Summarise this conversation. " * 50

@@ -146,8 +146,24 @@ WITNESSES: dict[str, tuple[Witness, ...]] = {
         "model-codex-output-last-message-no-turn",
     ),
     # -- time, validator set-up and line ends --------------------------------------------------
-    "test_deadlines.py::test_the_reference_model_counts_its_waits_not_its_work": real(
+    "test_deadlines.py::test_the_reference_model_counts_its_back_offs_as_its_own_time": real(
         "model-claude-hung-api"
+    ),
+    # -- a compaction's summary requests (B-48) ---------------------------------------------
+    "test_compaction.py::test_a_summary_request_keeps_the_conversation_before_the_last_answer": (
+        real(
+            "model-claude-413-summary-requests-fail",
+            "model-claude-413-summary-requests-fail-resumed",
+        )
+    ),
+    "test_compaction.py::test_without_prompt_caching_no_message_carries_the_mark": real(
+        "model-claude-413-summary-requests-fail"
+    ),
+    "test_compaction.py::test_a_conversation_with_one_answer_has_nothing_to_summarise": real(
+        "model-claude-413-too-few-groups"
+    ),
+    "test_compaction.py::test_known_instructions_are_shown_by_a_placeholder": real(
+        "model-claude-413-summary-requests-fail"
     ),
     "test_doctor.py::test_the_ajv_worker_missing_names_its_folder": (
         Machinery("the validator worker's missing-package message: no rule of the CLI"),

@@ -140,13 +140,9 @@ def unparsed_error(name: str, raw: str) -> str | None:
 
 def shortened(text: str, units: int) -> str:
     """``text`` cut to ``units`` UTF-16 code units plus an ellipsis, as the CLI cuts strings."""
-    encoded = text.encode("utf-16-le", "surrogatepass")
-    if len(encoded) <= 2 * units:
+    if wire.js_length(text) <= units:
         return text
-    head = encoded[: 2 * units]
-    if 0xD800 <= int.from_bytes(head[-2:], "little") <= 0xDBFF:
-        head = head[:-2]  # never half a surrogate pair
-    return head.decode("utf-16-le", "surrogatepass") + "\u2026"
+    return wire.js_cut(text, units) + "\u2026"
 
 
 #: How a run ends when a stream is cut once more after its retries (B-41, probed).
